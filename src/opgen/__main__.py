@@ -1,0 +1,7 @@
+"""`python -m opgen`."""
+
+import sys
+
+from opgen.cli import main
+
+sys.exit(main())

@@ -1,0 +1,148 @@
+"""The `opgen` command line: a thin front end over the library.
+
+`main(argv)` returns the exit status: 0 success, 1 bad input (diagnostics on
+stderr), 2 bad usage. It never lets a traceback reach the user for bad input.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import TextIO
+
+from opgen import __version__
+from opgen.diagnostics import Diagnostic, SpecError, render
+from opgen.dump import dump_lines
+from opgen.spec import Spec, load_spec
+
+
+@dataclass(frozen=True)
+class SpecPaths:
+    native: str
+    tags: str | None
+
+
+def bundled_example() -> SpecPaths:
+    """The example spec shipped with opgen."""
+    root = resources.files("opgen") / "examples"
+    return SpecPaths(str(root / "native_functions.yaml"), str(root / "tags.yaml"))
+
+
+def spec_paths(native: str | None, tags: str | None) -> SpecPaths:
+    """The spec to read: the bundled example if none is named; tags.yaml beside it by default."""
+    if native is None:
+        example = bundled_example()
+        return SpecPaths(example.native, tags or example.tags)
+    if tags is None:
+        beside = os.path.join(os.path.dirname(native), "tags.yaml")
+        tags = beside if os.path.isfile(beside) else None
+    return SpecPaths(native, tags)
+
+
+def _add_spec_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "native_yaml",
+        nargs="?",
+        metavar="NATIVE_YAML",
+        help="the operator spec (native_functions.yaml); default: the bundled example",
+    )
+    parser.add_argument(
+        "--tags",
+        metavar="TAGS_YAML",
+        help="the tags file; default: tags.yaml beside NATIVE_YAML, if there is one",
+    )
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="opgen",
+        description="Generate operator code from PyTorch's operator spec language.",
+    )
+    parser.add_argument("--version", action="version", version=f"opgen {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    check = commands.add_parser(
+        "check", help="load and validate a spec", description="Load and validate a spec."
+    )
+    _add_spec_arguments(check)
+    check.add_argument(
+        "--werror", action="store_true", help="treat warnings as errors (exit status 1)"
+    )
+    check.set_defaults(run=run_check)
+
+    dump = commands.add_parser(
+        "dump",
+        help="print the model as JSON Lines",
+        description="Print one JSON object per native function, derived ones included.",
+    )
+    _add_spec_arguments(dump)
+    dump.set_defaults(run=run_dump)
+    return parser
+
+
+def _report(diagnostics: Iterable[Diagnostic], err: TextIO) -> None:
+    sources: dict[str, str] = {}
+    for d in diagnostics:
+        if d.location is not None and d.location.file not in sources:
+            sources[d.location.file] = _read_for_display(d.location.file)
+        err.write(render(d, sources) + "\n")
+
+
+def _read_for_display(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def _load(args: argparse.Namespace) -> Spec:
+    paths = spec_paths(args.native_yaml, args.tags)
+    return load_spec(paths.native, paths.tags)
+
+
+def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    spec = _load(args)
+    _report(spec.warnings, err)
+    if spec.warnings and args.werror:
+        return 1
+    derived = len(spec.functions) - spec.entry_count
+    paths = spec_paths(args.native_yaml, args.tags)
+    out.write(
+        f"{paths.native}: ok: {spec.entry_count} entries, {len(spec.functions)} functions "
+        f"({derived} derived), {len(spec.groups)} groups, {len(spec.view_groups)} view groups"
+        + (f", {len(spec.warnings)} warnings" if spec.warnings else "")
+        + "\n"
+    )
+    return 0
+
+
+def run_dump(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    spec = _load(args)
+    _report(spec.warnings, err)
+    for line in dump_lines(spec):
+        out.write(line + "\n")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
+         err: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    err = err or sys.stderr
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:  # argparse: --help/--version exit 0, usage errors exit 2
+        return int(e.code or 0)
+    run: Callable[[argparse.Namespace, TextIO, TextIO], int] = args.run
+    try:
+        return run(args, out, err)
+    except SpecError as e:
+        _report(e.diagnostics, err)
+        return 1
+    except BrokenPipeError:  # e.g. `opgen dump | head`
+        return 0

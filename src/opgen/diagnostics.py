@@ -1,0 +1,99 @@
+"""Source locations, the error type of bad input, and how errors are shown.
+
+Every stage that reads user input raises `SpecError`. A `SpecError` holds one
+or more `Diagnostic`s, each tied to a `Location` in a source file. Rendering
+happens in exactly one place, `render()`, so that every error looks alike:
+
+    path:line:col: error: message
+      offending source line
+            ^~~~
+
+`assert` is reserved for internal invariants; a failed assert is an opgen bug,
+never a user error.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+
+@dataclass(frozen=True)
+class Location:
+    """A 1-based position in a source file; `col` and `length` are optional."""
+
+    file: str
+    line: int
+    col: int | None = None
+    length: int = 1
+
+    def __str__(self) -> str:
+        if self.col is None:
+            return f"{self.file}:{self.line}"
+        return f"{self.file}:{self.line}:{self.col}"
+
+    def shifted(self, offset: int, length: int = 1) -> Location:
+        """The location `offset` characters to the right (same line)."""
+        col = (self.col or 1) + offset
+        return Location(self.file, self.line, col, max(length, 1))
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    location: Location | None
+    message: str
+    severity: Literal["error", "warning"] = "error"
+
+    def __str__(self) -> str:
+        prefix = f"{self.location}: " if self.location is not None else ""
+        return f"{prefix}{self.severity}: {self.message}"
+
+
+class SpecError(Exception):
+    """Bad input. Carries one or more located diagnostics."""
+
+    def __init__(self, message: str, location: Location | None = None) -> None:
+        super().__init__(message)
+        self.diagnostics: tuple[Diagnostic, ...] = (Diagnostic(location, message),)
+
+    @classmethod
+    def of(cls, diagnostics: Iterable[Diagnostic]) -> SpecError:
+        diags = tuple(diagnostics)
+        assert diags, "SpecError.of needs at least one diagnostic"
+        error = cls(diags[0].message, diags[0].location)
+        error.diagnostics = diags
+        return error
+
+    @property
+    def message(self) -> str:
+        return self.diagnostics[0].message
+
+    @property
+    def location(self) -> Location | None:
+        return self.diagnostics[0].location
+
+    def __str__(self) -> str:
+        return "\n".join(str(d) for d in self.diagnostics)
+
+
+def render(diagnostic: Diagnostic, sources: Mapping[str, str]) -> str:
+    """`file:line:col: error: message`, then the source line and a caret."""
+    lines = [str(diagnostic)]
+    loc = diagnostic.location
+    if loc is None:
+        return lines[0]
+    text = sources.get(loc.file)
+    if text is None:
+        return lines[0]
+    source_lines = text.splitlines()
+    if not 1 <= loc.line <= len(source_lines):
+        return lines[0]
+    source = source_lines[loc.line - 1].rstrip("\r\n")
+    lines.append(f"  {source}")
+    if loc.col is not None and 1 <= loc.col <= len(source) + 1:
+        # Keep tabs in the indentation so the caret lines up under them.
+        pad = "".join(c if c == "\t" else " " for c in source[: loc.col - 1])
+        width = max(1, min(loc.length, len(source) - loc.col + 1))
+        lines.append(f"  {pad}^{'~' * (width - 1)}")
+    return "\n".join(lines)

@@ -1,0 +1,461 @@
+"""A `native_functions.yaml` entry to a `NativeFunction` and its dispatch table.
+
+`read_entry` checks each key's type and value, fills in defaults, adds the
+implicit tags (`out`, `inplace`, `pt2_compliant_tag` for aten), and derives
+the implicit `CompositeImplicitAutograd` kernel of an entry without a
+dispatch table. Every error points at the key or value at fault.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Set
+from dataclasses import dataclass
+from typing import TypeVar
+
+from opgen.api import cpp
+from opgen.diagnostics import Location, SpecError
+from opgen.spec.backend import DEFAULT_KERNEL_NAMESPACE, BackendMetadata
+from opgen.spec.keys import (
+    COMPOSITE_DISPATCH_KEYS,
+    STRUCTURED_DISPATCH_KEYS,
+    SUPPORTED_DISPATCH_KEYS,
+    UFUNC_DISPATCH_KEYS,
+    DeviceCheckType,
+    DispatchKey,
+    SchemaKind,
+    UfuncKey,
+    Variant,
+)
+from opgen.spec.load import YamlList, YamlMap
+from opgen.spec.native import NativeFunction
+from opgen.spec.precompute import Precompute, UfuncInnerLoop
+from opgen.spec.schema import FunctionSchema, OperatorName, SchemaError
+
+T = TypeVar("T")
+
+CIA = DispatchKey.CompositeImplicitAutograd
+CIA_NESTED = DispatchKey.CompositeImplicitAutogradNestedTensor
+CEA_NON_FUNCTIONAL = DispatchKey.CompositeExplicitAutogradNonFunctional
+
+KNOWN_KEYS = frozenset(
+    {
+        "func", "variants", "dispatch", "tags", "structured", "structured_delegate",
+        "structured_inherits", "precomputed", "autogen", "manual_kernel_registration",
+        "manual_cpp_binding", "python_module", "category_override", "device_guard",
+        "device_check", "use_const_ref_for_mutable_tensors", "cpp_no_default_args",
+        "ufunc_inner_loop",
+    }
+)  # fmt: skip
+
+Dispatch = dict[DispatchKey, BackendMetadata]
+
+
+@dataclass(frozen=True)
+class EntryOptions:
+    valid_tags: Set[str]
+    ignore_keys: Set[DispatchKey] = frozenset()
+
+
+class _Entry:
+    """Typed access to the keys of one entry, with errors at the right place."""
+
+    def __init__(self, entry: YamlMap) -> None:
+        self.entry = entry
+
+    def at(self, key: str) -> Location:
+        return self.entry.value_location(key)
+
+    def get(self, key: str, kind: type[T], default: T, what: str) -> T:
+        value = self.entry.get(key, default)
+        if value is None and default is None:
+            return default
+        if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+            raise SpecError(f"'{key}' must be {what}, not {_describe(value)}", self.at(key))
+        return value
+
+    def flag(self, key: str, default: bool) -> bool:
+        return self.get(key, bool, default, "True or False")
+
+    def optional_str(self, key: str) -> str | None:
+        value: str | None = self.get(key, str, None, "a string")  # type: ignore[arg-type]
+        return value
+
+    def schema_error(self, key: str, error: SchemaError) -> SpecError:
+        """Place `error`, raised while parsing the value of `key` (or an item of it)."""
+        origin = self.at(key)
+        value = self.entry.get(key)
+        if isinstance(value, YamlList) and error.item < len(value.item_locations):
+            origin = value.item_locations[error.item]
+        return error.at(origin)
+
+
+def _describe(value: object) -> str:
+    if isinstance(value, bool):
+        return f"the boolean {value}"
+    if isinstance(value, str):
+        return f"the string '{value}'"
+    if isinstance(value, int | float):
+        return f"the number {value}"
+    if value is None:
+        return "null"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, dict):
+        return "a mapping"
+    return type(value).__name__
+
+
+def read_entry(entry: YamlMap, options: EntryOptions) -> tuple[NativeFunction, Dispatch]:
+    e = _Entry(entry)
+    for key in entry:
+        if key not in KNOWN_KEYS:
+            raise SpecError(f"unknown key '{key}' in operator entry", entry.key_location(key))
+    if "func" not in entry:
+        raise SpecError("operator entry has no 'func' key", entry.location)
+    namespace, func = _read_func(e)
+    structured = e.flag("structured", False)
+    structured_delegate = _read_operator_name(e, "structured_delegate")
+    dispatch, abstract = _read_dispatch(e, func, structured, structured_delegate, options)
+    precomputed = _read_precomputed(e, structured)
+    f = NativeFunction(
+        namespace=namespace,
+        func=func,
+        use_const_ref_for_mutable_tensors=_read_const_ref(e, func),
+        device_guard=e.flag("device_guard", True),
+        device_check=_read_device_check(e),
+        python_module=_read_python_module(e),
+        category_override=e.optional_str("category_override"),
+        variants=_read_variants(e),
+        manual_kernel_registration=e.flag("manual_kernel_registration", False),
+        manual_cpp_binding=e.flag("manual_cpp_binding", False),
+        loc=Location(entry.location.file, entry.location.line),
+        autogen=_read_autogen(e),
+        ufunc_inner_loop=_read_ufunc_inner_loop(e, func, structured, dispatch),
+        structured=structured,
+        structured_delegate=structured_delegate,
+        structured_inherits=_read_structured_inherits(e),
+        precomputed=precomputed,
+        cpp_no_default_args=_read_cpp_no_default_args(e),
+        is_abstract=abstract or structured_delegate is not None,
+        has_composite_implicit_autograd_kernel=CIA in dispatch,
+        has_composite_implicit_autograd_nested_tensor_kernel=CIA_NESTED in dispatch,
+        has_composite_explicit_autograd_kernel=DispatchKey.CompositeExplicitAutograd in dispatch,
+        has_composite_explicit_autograd_non_functional_kernel=CEA_NON_FUNCTIONAL in dispatch,
+        tags=_read_tags(e, namespace, func, options.valid_tags),
+        field_locations={str(k): entry.value_location(k) for k in entry},
+    )
+    if f.is_view_op and func.name.name.inplace and "inplace_view" not in f.tags:
+        raise SpecError(
+            f"'{func.name}' is an inplace view operator but is not tagged 'inplace_view'",
+            f.location_of("tags") if "tags" in entry else e.at("func"),
+        )
+    return f, dispatch
+
+
+def _read_func(e: _Entry) -> tuple[str, FunctionSchema]:
+    text = e.get("func", str, "", "a schema string")
+    head = text.partition("(")[0]
+    namespace, sep, _ = head.rpartition("::")
+    if "::" in namespace:
+        raise SpecError(
+            f"operator namespace '{namespace}' has more than one level", e.at("func")
+        )
+    if sep and not namespace:
+        raise SpecError("empty operator namespace before '::'", e.at("func"))
+    skip = len(namespace) + len(sep)
+    try:
+        return namespace or "aten", FunctionSchema.parse(text[skip:])
+    except SchemaError as error:
+        raise error.at(e.at("func").shifted(skip)) from None
+
+
+def _read_operator_name(e: _Entry, key: str) -> OperatorName | None:
+    text = e.optional_str(key)
+    if text is None:
+        return None
+    if "::" in text:
+        raise SpecError(f"'{key}' cannot name a namespace; it is always the operator's own", e.at(key))
+    try:
+        return OperatorName.parse(text)
+    except SchemaError as error:
+        raise error.at(e.at(key)) from None
+
+
+def _read_structured_inherits(e: _Entry) -> str | None:
+    text = e.optional_str("structured_inherits")
+    if text is not None and "::" in text:
+        raise SpecError("'structured_inherits' cannot name a namespace", e.at("structured_inherits"))
+    return text
+
+
+def _read_const_ref(e: _Entry, func: FunctionSchema) -> bool:
+    value = e.flag("use_const_ref_for_mutable_tensors", False)
+    if value and func.arguments.out:
+        raise SpecError(
+            "'use_const_ref_for_mutable_tensors' is not supported on out= operators",
+            e.at("use_const_ref_for_mutable_tensors"),
+        )
+    return value
+
+
+def _read_variants(e: _Entry) -> frozenset[Variant]:
+    text = e.get("variants", str, "function", "'function', 'method' or 'function, method'")
+    variants: set[Variant] = set()
+    offset = 0
+    for name in text.split(", "):
+        if name not in ("function", "method"):
+            raise SpecError(
+                f"unknown variant '{name}'; expected 'function' or 'method', separated by ', '",
+                e.at("variants").shifted(offset, len(name)),
+            )
+        variants.add(Variant(name))
+        offset += len(name) + 2
+    return frozenset(variants)
+
+
+def _read_device_check(e: _Entry) -> DeviceCheckType:
+    text = e.optional_str("device_check")
+    if text is None:
+        return DeviceCheckType.ExactSame
+    if text not in DeviceCheckType.__members__:
+        raise SpecError(
+            f"unknown device_check '{text}'; expected 'ExactSame' or 'NoCheck'", e.at("device_check")
+        )
+    return DeviceCheckType[text]
+
+
+def _read_python_module(e: _Entry) -> str | None:
+    module = e.optional_str("python_module")
+    if module is not None and "method" in str(e.entry.get("variants", "")).split(", "):
+        raise SpecError(
+            "an operator in a python_module cannot have a method variant", e.at("python_module")
+        )
+    return module
+
+
+def _read_precomputed(e: _Entry, structured: bool) -> Precompute | None:
+    value = e.entry.get("precomputed")
+    if value is None:
+        return None
+    if not structured:
+        raise SpecError("'precomputed' requires 'structured: True'", e.at("precomputed"))
+    if not isinstance(value, list):
+        raise SpecError(f"'precomputed' must be a list of strings, not {_describe(value)}",
+                        e.at("precomputed"))
+    if not value:
+        return None
+    for i, line in enumerate(value):
+        if not isinstance(line, str):
+            where = value.item_locations[i] if isinstance(value, YamlList) else e.at("precomputed")
+            raise SpecError(f"precomputed lines must be strings, not {_describe(line)}", where)
+    try:
+        return Precompute.parse([str(line) for line in value])
+    except SchemaError as error:
+        raise e.schema_error("precomputed", error) from None
+
+
+def _read_cpp_no_default_args(e: _Entry) -> frozenset[str]:
+    value = e.get("cpp_no_default_args", list, [], "a list of argument names")
+    return frozenset(str(v) for v in value)
+
+
+def _read_autogen(e: _Entry) -> tuple[OperatorName, ...]:
+    text = e.get("autogen", str, "", "a string of operator names separated by ', '")
+    if text == "":
+        return ()
+    names: list[OperatorName] = []
+    offset = 0
+    for piece in text.split(", "):
+        try:
+            names.append(OperatorName.parse(piece, offset))
+        except SchemaError as error:
+            raise error.at(e.at("autogen")) from None
+        offset += len(piece) + 2
+    return tuple(names)
+
+
+def _read_tags(e: _Entry, namespace: str, func: FunctionSchema, valid: Set[str]) -> frozenset[str]:
+    value = e.entry.get("tags", [])
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        raise SpecError(f"'tags' must be a tag or a list of tags, not {_describe(value)}", e.at("tags"))
+    implicit = []
+    if namespace == "aten":
+        implicit.append("pt2_compliant_tag")
+    if func.is_out_fn():
+        implicit.append("out")
+    if func.name.name.inplace:
+        implicit.append("inplace")
+    for i, tag in enumerate(value):
+        if tag not in valid:
+            locations = getattr(value, "item_locations", None)
+            where = locations[i] if locations else e.at("tags")
+            hint = " (no tags file was given)" if not valid else " (not in the tags file)"
+            raise SpecError(f"unknown tag '{tag}'{hint}", where)
+    return frozenset(str(t) for t in value) | frozenset(t for t in implicit if t in valid)
+
+
+def _read_dispatch(
+    e: _Entry,
+    func: FunctionSchema,
+    structured: bool,
+    delegate: OperatorName | None,
+    options: EntryOptions,
+) -> tuple[Dispatch, bool]:
+    """The kernels per dispatch key, and whether the operator is abstract."""
+    raw = e.entry.get("dispatch")
+    if raw is None:
+        if structured or delegate is not None:
+            return {}, True
+        _check_not_factory(e, func)
+        return {CIA: BackendMetadata(cpp.name(func), False, DEFAULT_KERNEL_NAMESPACE)}, False
+    if not isinstance(raw, YamlMap):
+        raise SpecError(f"'dispatch' must be a mapping, not {_describe(raw)}", e.at("dispatch"))
+    if e.entry.get("manual_kernel_registration") is True:
+        raise SpecError(
+            "'dispatch' has no effect with 'manual_kernel_registration: True'; remove one of them",
+            e.at("dispatch"),
+        )
+    dispatch: Dispatch = {}
+    listed = 0
+    redundant_cia = False
+    for keys, kernel in raw.items():
+        where = raw.key_location(keys)
+        if not isinstance(keys, str):
+            raise SpecError(f"dispatch keys must be names, not {_describe(keys)}", where)
+        if not isinstance(kernel, str):
+            raise SpecError(f"a kernel must be a name, not {_describe(kernel)}",
+                            raw.value_location(keys))
+        offset = 0
+        for piece in keys.split(","):
+            key = _read_dispatch_key(piece, where.shifted(offset + len(piece) - len(piece.lstrip()),
+                                                          len(piece.strip())), dispatch)
+            offset += len(piece) + 1
+            listed += 1
+            if key in options.ignore_keys:
+                continue
+            dispatch[key] = _kernel(kernel, raw.value_location(keys),
+                                    structured and key in STRUCTURED_DISPATCH_KEYS)
+            redundant_cia |= key is CIA and kernel == cpp.name(func)
+    _check_dispatch(e, func, dispatch, listed, redundant_cia, delegate)
+    abstract = set(dispatch) not in ({CIA}, {CIA_NESTED}, {CIA, CIA_NESTED})
+    return dispatch, abstract
+
+
+def _read_dispatch_key(name: str, where: Location, seen: Dispatch) -> DispatchKey:
+    name = name.strip()
+    key = DispatchKey.maybe_parse(name)
+    if key is None:
+        raise SpecError(f"unknown dispatch key '{name}'", where)
+    if key not in SUPPORTED_DISPATCH_KEYS:
+        raise SpecError(f"dispatch key '{name}' cannot have kernels in native_functions.yaml", where)
+    if key in seen:
+        raise SpecError(f"dispatch key '{name}' is given more than once", where)
+    return key
+
+
+def _kernel(text: str, where: Location, structured: bool) -> BackendMetadata:
+    namespace, _, name = text.rpartition("::")
+    if namespace.count("::") > 2:
+        raise SpecError(f"kernel namespace '{namespace}' has more than three levels", where)
+    return BackendMetadata(name, structured, f"{namespace or 'at'}::native")
+
+
+def _check_not_factory(e: _Entry, func: FunctionSchema) -> None:
+    name = str(func.name.name)
+    factory = func.arguments.tensor_options is not None and not func.arguments.has_tensor_arg()
+    if name.startswith("new_") or name.endswith("_like") or factory:
+        raise SpecError(
+            f"factory operator '{func.name}' needs a dispatch table with a "
+            "CompositeExplicitAutograd kernel: factories must not decompose implicitly",
+            e.at("func"),
+        )
+
+
+def _check_dispatch(
+    e: _Entry,
+    func: FunctionSchema,
+    dispatch: Dispatch,
+    listed: int,
+    redundant_cia: bool,
+    delegate: OperatorName | None,
+) -> None:
+    where = e.at("dispatch")
+    if listed == 1 and redundant_cia:
+        raise SpecError(
+            "this dispatch table only repeats the default; delete it", where
+        )
+    if (
+        delegate is None
+        and listed == 1
+        and set(dispatch) == {CIA}
+        and not dispatch[CIA].supports_symint()
+    ):
+        raise SpecError(
+            f"a lone CompositeImplicitAutograd kernel must be named '{cpp.name(func)}' "
+            f"(then delete the dispatch table), not '{dispatch[CIA].kernel}'",
+            where,
+        )
+    composites = COMPOSITE_DISPATCH_KEYS & set(dispatch)
+    allowed_pair = (
+        len(composites) == 2 and CEA_NON_FUNCTIONAL not in composites and CIA_NESTED in composites
+    )
+    if len(composites) > 1 and not allowed_pair:
+        raise SpecError(
+            "at most one of CompositeExplicitAutograd, CompositeExplicitAutogradNonFunctional "
+            "and CompositeImplicitAutograd may have a kernel: each subsumes the others",
+            where,
+        )
+    if delegate is not None:
+        for key in sorted(STRUCTURED_DISPATCH_KEYS & set(dispatch), key=lambda k: k.value):
+            raise SpecError(
+                f"a structured_delegate operator gets its {key} kernel from the delegate; "
+                f"remove {key} from the dispatch table",
+                where,
+            )
+
+
+def _read_ufunc_inner_loop(
+    e: _Entry, func: FunctionSchema, structured: bool, dispatch: Dispatch
+) -> dict[UfuncKey, UfuncInnerLoop]:
+    raw = e.entry.get("ufunc_inner_loop", {})
+    where = e.at("ufunc_inner_loop")
+    loops: dict[UfuncKey, UfuncInnerLoop] = {}
+    items: list[tuple[object, object, Location]]
+    if isinstance(raw, str):
+        items = [(UfuncKey.Generic.value, raw, where)]
+    elif isinstance(raw, YamlMap):
+        items = [(k, v, raw.value_location(k)) for k, v in raw.items()]
+    elif isinstance(raw, dict) and not raw:
+        items = []
+    else:
+        raise SpecError(f"'ufunc_inner_loop' must be a string or a mapping, not {_describe(raw)}",
+                        where)
+    for key_name, text, at in items:
+        if key_name not in UfuncKey.__members__:
+            raise SpecError(f"unknown ufunc key '{key_name}'", at)
+        if not isinstance(text, str):
+            raise SpecError(f"a ufunc inner loop must be a string, not {_describe(text)}", at)
+        key = UfuncKey[str(key_name)]
+        try:
+            loops[key] = UfuncInnerLoop.parse(text, key)
+        except SchemaError as error:
+            raise error.at(at) from None
+    if loops:
+        if not structured or not func.is_out_fn():
+            raise SpecError("'ufunc_inner_loop' requires a structured out= operator", where)
+        for key in UFUNC_DISPATCH_KEYS:
+            if key in dispatch:
+                raise SpecError(
+                    f"a ufunc operator gets its {key} kernel generated; remove {key} from "
+                    "the dispatch table",
+                    e.at("dispatch"),
+                )
+            dispatch[key] = BackendMetadata(
+                f"ufunc_{func.name.name}_{key}", True, DEFAULT_KERNEL_NAMESPACE
+            )
+    return loops
+
+
+__all__ = ["EntryOptions", "SchemaKind", "read_entry"]

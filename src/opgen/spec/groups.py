@@ -1,0 +1,261 @@
+"""Groups of related operators.
+
+- `NativeFunctionsGroup`: the functional, out= and optional inplace and mutable
+  variants of one operator (same `signature()`). Structured kernels are defined
+  per group: the out= variant is structured, the others delegate to it.
+- `NativeFunctionsViewGroup`: a view operator (`foo`, returns an alias), its
+  optional inplace view (`foo_`) and its `foo_copy` variant, which computes
+  the same values without aliasing (same `view_signature()`).
+
+Constructing a group checks that its members agree; errors point at the
+member at fault.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from opgen.diagnostics import SpecError
+from opgen.spec.autogen import PreGroup, pre_group
+from opgen.spec.keys import SchemaKind, ViewSchemaKind
+from opgen.spec.native import NativeFunction
+from opgen.spec.schema import BaseOperatorName, FunctionSchema, OperatorName
+
+
+@dataclass(frozen=True, eq=False)
+class NativeFunctionsGroup:
+    functional: NativeFunction
+    inplace: NativeFunction | None
+    mutable: NativeFunction | None
+    out: NativeFunction
+
+    @property
+    def structured(self) -> bool:
+        """Whether the group has a meta function (its out= variant is structured)."""
+        return self.out.structured
+
+    def __post_init__(self) -> None:
+        for f in self.functions():
+            if f.part_of_structured_group != self.structured:
+                culprit = f if f.part_of_structured_group else self.out
+                raise SpecError(
+                    f"'{f.func.name}' and '{self.out.func.name}' are variants of one operator, "
+                    "but only one of them is structured (structured / structured_delegate)",
+                    culprit.location_of("func"),
+                )
+            if f.namespace != self.functional.namespace:
+                raise SpecError(
+                    f"'{f.func.name}' is in namespace '{f.namespace}', but its functional variant "
+                    f"is in '{self.functional.namespace}'",
+                    f.location_of("func"),
+                )
+        if self.mutable is not None and not self.functional.func.name.name.functional_overload:
+            raise SpecError(
+                f"the functional variant of mutable operator '{self.mutable.func.name}' must be "
+                f"named '{self.mutable.func.name.name.base}_functional'",
+                self.functional.location_of("func"),
+            )
+        if self.structured:
+            self._check_structured()
+        self._check_autogen()
+
+    def _check_structured(self) -> None:
+        out = self.out
+        if out.has_composite_implicit_autograd_kernel or (
+            out.has_composite_implicit_autograd_nested_tensor_kernel
+        ):
+            raise SpecError(
+                "a structured operator cannot have a CompositeImplicitAutograd kernel",
+                out.location_of("dispatch"),
+            )
+        for f in (self.functional, self.inplace):
+            if f is not None and f.structured_delegate != out.func.name:
+                raise SpecError(
+                    f"'{f.func.name}' delegates to '{f.structured_delegate}', but its out= "
+                    f"variant is '{out.func.name}'",
+                    f.location_of("structured_delegate"),
+                )
+
+    def _check_autogen(self) -> None:
+        generated = sorted(str(f.func.name) for f in self.functions() if "generated" in f.tags)
+        requested = sorted({str(n) for f in self.functions() for n in f.autogen})
+        if generated == requested:
+            return
+        owner = next((f for f in self.functions() if f.autogen), None)
+        owner = owner or next(f for f in self.functions() if "generated" not in f.tags)
+        expected = ", ".join(generated)
+        raise SpecError(
+            f"'autogen' must list exactly the derived operators: 'autogen: {expected}'"
+            if generated
+            else "'autogen' names operators that are not derived for this operator",
+            owner.location_of("autogen"),
+        )
+
+    def functions(self) -> Iterator[NativeFunction]:
+        yield self.functional
+        yield self.out
+        if self.inplace is not None:
+            yield self.inplace
+        if self.mutable is not None:
+            yield self.mutable
+
+    def signature(self) -> FunctionSchema:
+        return self.out.func.signature()
+
+    @property
+    def root_name(self) -> str:
+        return self.functional.root_name
+
+    @staticmethod
+    def from_pre_group(group: PreGroup) -> NativeFunctionsGroup | None:
+        """The group, or None for operators without an out= variant."""
+        if len(group) == 1:
+            return None
+        functional = group.get(SchemaKind.functional)
+        out = group.get(SchemaKind.out)
+        if functional is None:
+            f = next(iter(group.values()))
+            raise SpecError(
+                f"'{f.func.name}' has other variants but no functional variant; add one, "
+                "or derive one with 'autogen'",
+                f.location_of("func"),
+            )
+        if out is None:
+            return None
+        if SchemaKind.scratch in group:
+            f = group[SchemaKind.scratch]
+            raise SpecError(
+                f"scratch operator '{f.func.name}' cannot be grouped with other variants",
+                f.location_of("func"),
+            )
+        return NativeFunctionsGroup(
+            functional, group.get(SchemaKind.inplace), group.get(SchemaKind.mutable), out
+        )
+
+
+def group_functions(
+    functions: Sequence[NativeFunction],
+) -> list[NativeFunction | NativeFunctionsGroup]:
+    """Groups where an operator has an out= and a functional variant, else single functions."""
+    result: list[NativeFunction | NativeFunctionsGroup] = []
+    for pre in pre_group(functions).values():
+        group = NativeFunctionsGroup.from_pre_group(pre)
+        if group is not None:
+            result.append(group)
+            continue
+        for f in pre.values():
+            if "generated" in f.tags:
+                raise SpecError(
+                    f"derived operator '{f.func.name}' could not be grouped", f.location_of("func")
+                )
+        result.extend(pre.values())
+    return result
+
+
+@dataclass(frozen=True, eq=False)
+class NativeFunctionsViewGroup:
+    view: NativeFunction
+    view_copy: NativeFunction | None  # absent for composite views
+    view_inplace: NativeFunction | None
+
+    def __post_init__(self) -> None:
+        view = self.view
+        if self.view_copy is None:
+            if gets_generated_view_copy(view):
+                raise SpecError(
+                    f"'{view.func.name}' is a view operator, so it needs a copy variant "
+                    f"'{view_copy_name(view)}' (tagged view_copy) in the spec",
+                    view.location_of("func"),
+                )
+        else:
+            copy = self.view_copy
+            if not copy.func.name.name.base.endswith(("_copy", "_scatter")):
+                raise SpecError(
+                    f"the copy variant of view '{view.func.name}' must be named "
+                    f"'..._copy' or '..._scatter', not '{copy.func.name}'",
+                    copy.location_of("func"),
+                )
+            if "view_copy" not in copy.tags:
+                raise SpecError(
+                    f"'{copy.func.name}' is the copy variant of view '{view.func.name}', "
+                    "so it must be tagged 'view_copy'",
+                    copy.location_of("tags"),
+                )
+        inplace = self.view_inplace
+        if inplace is not None:
+            both = (
+                view.has_composite_implicit_autograd_kernel
+                == inplace.has_composite_implicit_autograd_kernel
+            ) or not view.has_composite_implicit_autograd_kernel
+            nested = (
+                not view.has_composite_implicit_autograd_nested_tensor_kernel
+                or inplace.has_composite_implicit_autograd_nested_tensor_kernel
+            )
+            if not both or not nested:
+                raise SpecError(
+                    f"'{view.func.name}' and '{inplace.func.name}' must both have composite "
+                    "(implicit autograd) kernels, or neither",
+                    inplace.location_of("func"),
+                )
+
+    def functions(self, *, include_copy: bool = True) -> Iterator[NativeFunction]:
+        yield self.view
+        if self.view_inplace is not None:
+            yield self.view_inplace
+        if self.view_copy is not None and include_copy:
+            yield self.view_copy
+
+    @property
+    def root_name(self) -> str:
+        return self.view.root_name
+
+    @property
+    def composite(self) -> bool:
+        return self.view.has_composite_implicit_autograd_kernel
+
+
+def gets_generated_view_copy(f: NativeFunction) -> bool:
+    """Whether view `f` needs a `_copy` variant: composite, inplace and `_inverse` views don't."""
+    return (
+        f.is_view_op
+        and not f.has_composite_implicit_autograd_kernel
+        and "inplace_view" not in f.tags
+        and not f.func.name.name.base.endswith("_inverse")
+    )
+
+
+def view_copy_name(f: NativeFunction) -> OperatorName:
+    name = f.func.name
+    base = BaseOperatorName(f"{name.name.base}_copy", False, name.name.dunder_method)
+    return OperatorName(base, name.overload_name)
+
+
+def group_views(
+    functions: Sequence[NativeFunction],
+) -> list[NativeFunction | NativeFunctionsViewGroup]:
+    """View groups, in order of first appearance; other functions stay single."""
+    by_view: dict[FunctionSchema, dict[SchemaKind | ViewSchemaKind, NativeFunction]] = {}
+    for f in functions:
+        members = by_view.setdefault(f.func.view_signature(), {})
+        view_kind = f.view_schema_kind
+        kind: SchemaKind | ViewSchemaKind = (
+            f.func.kind if view_kind is ViewSchemaKind.non_aliasing else view_kind
+        )
+        if kind in members:
+            other = members[kind]
+            raise SpecError(
+                f"'{f.func.name}' and '{other.func.name}' (line {other.loc.line}) have the same "
+                "signature once a '_copy' suffix is ignored; rename one of them",
+                f.location_of("func"),
+            )
+        members[kind] = f
+    result: list[NativeFunction | NativeFunctionsViewGroup] = []
+    for members in by_view.values():
+        if ViewSchemaKind.aliasing in members:
+            view = members.pop(ViewSchemaKind.aliasing)
+            inplace = members.pop(ViewSchemaKind.aliasing_inplace, None)
+            copy = members.pop(SchemaKind.functional, None)
+            result.append(NativeFunctionsViewGroup(view, copy, inplace))
+        result.extend(members.values())
+    return result

@@ -1,0 +1,189 @@
+"""YAML text to plain values that remember where they came from.
+
+PyYAML's C parser composes the node graph; `_Builder` turns it into ordinary
+Python values, except that mappings become `YamlMap` and sequences `YamlList`,
+which record the `Location` of every key, value and item. Duplicate keys, which
+PyYAML silently lets through, are errors here.
+
+Reading a file reports a missing file, bytes that are not UTF-8, YAML syntax
+errors and an empty document as located `SpecError`s.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import yaml
+from yaml.constructor import SafeConstructor
+
+from opgen.diagnostics import Diagnostic, Location, SpecError
+
+try:
+    from yaml import CSafeLoader as _Loader
+except ImportError:  # pragma: no cover - PyYAML built without libyaml
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+_STR_TAG = "tag:yaml.org,2002:str"
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+_QUOTED_STYLES = ("'", '"')
+
+
+class YamlMap(dict[object, object]):
+    """A mapping with the location of the mapping and of each key and value."""
+
+    location: Location
+    key_locations: dict[object, Location]
+    value_locations: dict[object, Location]
+
+    def value_location(self, key: object) -> Location:
+        return self.value_locations.get(key, self.location)
+
+    def key_location(self, key: object) -> Location:
+        return self.key_locations.get(key, self.location)
+
+
+class YamlList(list[object]):
+    """A sequence with the location of the sequence and of each item."""
+
+    location: Location
+    item_locations: list[Location]
+
+
+@dataclass(frozen=True)
+class YamlDocument:
+    path: str
+    text: str
+    root: object  # None for an empty document
+    location: Location  # where the document starts
+
+
+def _location(path: str, node: yaml.Node) -> Location:
+    mark = node.start_mark
+    col = mark.column + 1
+    if isinstance(node, yaml.ScalarNode) and node.style in _QUOTED_STYLES:
+        col += 1  # point inside the quotes, at the text itself
+    length = 1
+    if isinstance(node, yaml.ScalarNode) and node.end_mark.line == mark.line:
+        length = max(1, node.end_mark.column - mark.column)
+    return Location(path, mark.line + 1, col, length)
+
+
+class _Builder:
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.errors: list[Diagnostic] = []
+        self._scalars = SafeConstructor()
+
+    def build(self, node: yaml.Node) -> object:
+        if isinstance(node, yaml.ScalarNode):
+            if node.tag == _STR_TAG:
+                return node.value
+            try:
+                return self._scalars.construct_object(node, deep=True)
+            except yaml.YAMLError as e:
+                self.errors.append(Diagnostic(_location(self.path, node), _problem(e)))
+                return node.value
+        if isinstance(node, yaml.SequenceNode):
+            items = YamlList(self.build(item) for item in node.value)
+            items.location = _location(self.path, node)
+            items.item_locations = [_location(self.path, item) for item in node.value]
+            return items
+        assert isinstance(node, yaml.MappingNode), node
+        return self._build_map(node)
+
+    def _build_map(self, node: yaml.MappingNode) -> YamlMap:
+        mapping = YamlMap()
+        mapping.location = _location(self.path, node)
+        mapping.key_locations = {}
+        mapping.value_locations = {}
+        merged: list[YamlMap] = []
+        for key_node, value_node in node.value:
+            if key_node.tag == _MERGE_TAG:
+                merged.extend(self._merge_sources(value_node))
+                continue
+            key = self.build(key_node)
+            key_location = _location(self.path, key_node)
+            try:
+                duplicate = key in mapping
+            except TypeError:  # an unhashable key, e.g. a list
+                self.errors.append(Diagnostic(key_location, "a mapping key must be a scalar"))
+                continue
+            if duplicate:
+                first = mapping.key_locations[key].line
+                self.errors.append(
+                    Diagnostic(key_location, f"duplicate key '{key}' (first given on line {first})")
+                )
+                continue
+            mapping[key] = self.build(value_node)
+            mapping.key_locations[key] = key_location
+            mapping.value_locations[key] = _location(self.path, value_node)
+        for source in merged:  # explicit keys win over merged ones
+            for key, value in source.items():
+                if key not in mapping:
+                    mapping[key] = value
+                    mapping.key_locations[key] = source.key_location(key)
+                    mapping.value_locations[key] = source.value_location(key)
+        return mapping
+
+    def _merge_sources(self, node: yaml.Node) -> Iterator[YamlMap]:
+        nodes = node.value if isinstance(node, yaml.SequenceNode) else [node]
+        for n in nodes:
+            value = self.build(n)
+            if isinstance(value, YamlMap):
+                yield value
+            else:
+                self.errors.append(
+                    Diagnostic(_location(self.path, n), "a merge key '<<' needs a mapping")
+                )
+
+
+def _problem(error: yaml.YAMLError) -> str:
+    if isinstance(error, yaml.MarkedYAMLError):
+        parts = [error.context, error.problem]
+        return "; ".join(p for p in parts if p) or "invalid YAML"
+    return str(error)
+
+
+def read_text(path: str) -> str:
+    """The file's text, decoded as UTF-8; a SpecError if it cannot be read."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except FileNotFoundError:
+        raise SpecError("no such file", Location(path, 1)) from None
+    except IsADirectoryError:
+        raise SpecError("is a directory, not a file", Location(path, 1)) from None
+    except OSError as e:
+        raise SpecError(f"cannot read file: {e.strerror}", Location(path, 1)) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        col = e.start - (data.rfind(b"\n", 0, e.start) + 1) + 1
+        raise SpecError(
+            f"the file is not valid UTF-8 (byte 0x{data[e.start]:02x})", Location(path, line, col)
+        ) from None
+
+
+def parse_yaml(path: str, text: str) -> YamlDocument:
+    """Compose and build one YAML document; errors are located SpecErrors."""
+    try:
+        node = yaml.compose(text, Loader=_Loader)
+    except yaml.MarkedYAMLError as e:
+        mark = e.problem_mark or e.context_mark
+        location = Location(path, mark.line + 1, mark.column + 1) if mark else Location(path, 1)
+        raise SpecError(f"invalid YAML: {_problem(e)}", location) from None
+    except yaml.YAMLError as e:
+        raise SpecError(f"invalid YAML: {e}", Location(path, 1)) from None
+    if node is None:
+        return YamlDocument(path, text, None, Location(path, 1))
+    builder = _Builder(path)
+    root = builder.build(node)
+    if builder.errors:
+        raise SpecError.of(builder.errors)
+    return YamlDocument(path, text, root, _location(path, node))
+
+
+def load_yaml(path: str) -> YamlDocument:
+    return parse_yaml(path, read_text(path))

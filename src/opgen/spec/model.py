@@ -1,0 +1,275 @@
+"""The whole spec: every operator, derived ones included, its backends and groups.
+
+`load_spec` is the entry point: it reads `native_functions.yaml` and
+`tags.yaml`, builds one `NativeFunction` per entry (reporting the errors of
+every bad entry, up to `MAX_ERRORS`), checks the rules that relate entries to
+each other, derives `autogen` operators, and groups operators. The `Spec` it
+returns is immutable and fully validated: emitters trust it.
+"""
+
+from __future__ import annotations
+
+import keyword
+from collections.abc import Mapping, Set
+from dataclasses import dataclass, field
+
+from opgen.diagnostics import Diagnostic, SpecError
+from opgen.spec.autogen import derive_functions, pre_group
+from opgen.spec.backend import BackendIndex, BackendMetadata
+from opgen.spec.entry import EntryOptions, read_entry
+from opgen.spec.groups import (
+    NativeFunctionsGroup,
+    NativeFunctionsViewGroup,
+    group_functions,
+    group_views,
+)
+from opgen.spec.keys import DispatchKey
+from opgen.spec.load import YamlDocument, YamlMap, load_yaml
+from opgen.spec.native import NativeFunction
+from opgen.spec.schema import BaseOperatorName, OperatorName
+from opgen.spec.tags import read_tags
+
+MAX_ERRORS = 20
+
+# Arguments of PyTorch's own operators that are Python keywords, accepted as
+# exceptions to the rule that argument names must be usable from Python.
+KEYWORD_ARGUMENT_EXCEPTIONS = frozenset(
+    {("_has_compatible_shallow_copy_type", "from"), ("random_.from", "from"), ("uniform_", "from")}
+)
+
+# Inplace-view operators without an out-of-place view of the same name.
+INPLACE_VIEW_EXCEPTIONS = frozenset({"resize_", "resize_as_"})
+
+
+@dataclass(frozen=True)
+class Spec:
+    functions: tuple[NativeFunction, ...]  # entries in spec order, then derived ones
+    backend_indices: Mapping[DispatchKey, BackendIndex]
+    grouped: tuple[NativeFunction | NativeFunctionsGroup, ...]
+    view_grouped: tuple[NativeFunction | NativeFunctionsViewGroup, ...]
+    tags: Mapping[str, str]  # valid tags and their descriptions
+    entry_count: int
+    sources: Mapping[str, str] = field(repr=False)  # file text by path, for diagnostics
+    warnings: tuple[Diagnostic, ...] = ()
+
+    @property
+    def groups(self) -> list[NativeFunctionsGroup]:
+        return [g for g in self.grouped if isinstance(g, NativeFunctionsGroup)]
+
+    @property
+    def view_groups(self) -> list[NativeFunctionsViewGroup]:
+        return [g for g in self.view_grouped if isinstance(g, NativeFunctionsViewGroup)]
+
+    def kernels(self, f: NativeFunction) -> dict[DispatchKey, BackendMetadata]:
+        """The kernel of `f` for every dispatch key that has one."""
+        return {
+            key: index.index[f.func.name]
+            for key, index in self.backend_indices.items()
+            if f.func.name in index.index
+        }
+
+
+@dataclass(frozen=True)
+class LoadOptions:
+    ignore_keys: Set[DispatchKey] = frozenset()  # dispatch entries to drop, e.g. MPS
+
+
+def load_spec(
+    native_path: str, tags_path: str | None, options: LoadOptions | None = None
+) -> Spec:
+    """Read and validate a spec; raises SpecError with every diagnostic found."""
+    options = options or LoadOptions()
+    sources: dict[str, str] = {}
+    tags: Mapping[str, str] = {}
+    if tags_path is not None:
+        tags_doc = _load(tags_path, sources)
+        tags = read_tags(tags_doc)
+    doc = _load(native_path, sources)
+    return _build(doc, tags, options, sources)
+
+
+def _load(path: str, sources: dict[str, str]) -> YamlDocument:
+    doc = load_yaml(path)
+    sources[path] = doc.text
+    return doc
+
+
+def _build(
+    doc: YamlDocument, tags: Mapping[str, str], options: LoadOptions, sources: Mapping[str, str]
+) -> Spec:
+    entries = _entries(doc)
+    entry_options = EntryOptions(valid_tags=frozenset(tags), ignore_keys=options.ignore_keys)
+    functions: list[NativeFunction] = []
+    kernels: dict[DispatchKey, dict[OperatorName, BackendMetadata]] = {}
+    errors: list[Diagnostic] = []
+    for entry in entries:
+        try:
+            f, dispatch = read_entry(entry, entry_options)
+        except SpecError as e:
+            errors.extend(e.diagnostics)
+            if len(errors) >= MAX_ERRORS:
+                break
+            continue
+        functions.append(f)
+        for key, metadata in dispatch.items():
+            kernels.setdefault(key, {})[f.func.name] = metadata
+    if errors:
+        raise SpecError.of(_limited(errors))
+    _check_across_entries(functions)
+    for f, metadata in derive_functions(functions):
+        functions.append(f)
+        kernels.setdefault(DispatchKey.CompositeExplicitAutograd, {})[f.func.name] = metadata
+    return Spec(
+        functions=tuple(functions),
+        backend_indices={k: BackendIndex.in_tree(k, v) for k, v in kernels.items()},
+        grouped=tuple(group_functions(functions)),
+        view_grouped=tuple(group_views(functions)),
+        tags=tags,
+        entry_count=len(entries),
+        sources=sources,
+        warnings=tuple(_unused_autogen_names(functions)),
+    )
+
+
+def _limited(errors: list[Diagnostic]) -> list[Diagnostic]:
+    if len(errors) <= MAX_ERRORS:
+        return errors
+    return [*errors[:MAX_ERRORS], Diagnostic(None, "too many errors; stopping")]
+
+
+def _entries(doc: YamlDocument) -> list[YamlMap]:
+    if doc.root is None:
+        raise SpecError(
+            "the spec is empty; expected a list of operator entries ('- func: ...')", doc.location
+        )
+    if not isinstance(doc.root, list):
+        raise SpecError(
+            "the spec must be a list of operator entries ('- func: ...'), not a "
+            + ("mapping" if isinstance(doc.root, dict) else "scalar"),
+            doc.location,
+        )
+    entries: list[YamlMap] = []
+    errors: list[Diagnostic] = []
+    for i, entry in enumerate(doc.root):
+        if isinstance(entry, YamlMap):
+            entries.append(entry)
+        else:
+            where = doc.root.item_locations[i] if hasattr(doc.root, "item_locations") else None
+            errors.append(Diagnostic(where, "an operator entry must be a mapping ('func: ...')"))
+    if errors:
+        raise SpecError.of(_limited(errors))
+    return entries
+
+
+def _check_across_entries(functions: list[NativeFunction]) -> None:
+    errors: list[Diagnostic] = []
+    by_name: dict[OperatorName, NativeFunction] = {}
+    by_base: dict[BaseOperatorName, list[NativeFunction]] = {}
+    for f in functions:
+        if f.func.name in by_name:
+            first = by_name[f.func.name].loc.line
+            errors.append(
+                Diagnostic(f.location_of("func"),
+                           f"operator '{f.func.name}' is already defined on line {first}")
+            )
+        by_name.setdefault(f.func.name, f)
+        by_base.setdefault(f.func.name.name, []).append(f)
+    for f in functions:
+        errors.extend(_check_delegate(f, by_name))
+        errors.extend(_check_keyword_arguments(f))
+        errors.extend(_check_inplace_view(f, by_base))
+    if errors:
+        raise SpecError.of(_limited(errors))
+    pre_group(functions)  # raises if two entries are the same variant of one operator
+
+
+def _check_delegate(
+    f: NativeFunction, by_name: Mapping[OperatorName, NativeFunction]
+) -> list[Diagnostic]:
+    if f.structured_delegate is None:
+        return []
+    delegate = by_name.get(f.structured_delegate)
+    where = f.location_of("structured_delegate")
+    if delegate is None:
+        return [Diagnostic(where, f"structured_delegate '{f.structured_delegate}' is not defined")]
+    if not delegate.structured:
+        return [
+            Diagnostic(
+                where,
+                f"structured_delegate '{f.structured_delegate}' is not structured; "
+                f"add 'structured: True' to it (line {delegate.loc.line})",
+            )
+        ]
+    return []
+
+
+def _check_keyword_arguments(f: NativeFunction) -> list[Diagnostic]:
+    return [
+        Diagnostic(
+            f.location_of("func"),
+            f"argument '{a.name}' of '{f.func.name}' is a Python keyword; rename it",
+        )
+        for a in f.func.arguments.flat_all
+        if keyword.iskeyword(a.name)
+        and (str(f.func.name), a.name) not in KEYWORD_ARGUMENT_EXCEPTIONS
+    ]
+
+
+def _check_inplace_view(
+    f: NativeFunction, by_base: Mapping[BaseOperatorName, list[NativeFunction]]
+) -> list[Diagnostic]:
+    name = f.func.name
+    if "inplace_view" not in f.tags or str(name) in INPLACE_VIEW_EXCEPTIONS:
+        return []
+    if str(name.name) == "set_":
+        return []
+    where = f.location_of("tags")
+    if not name.name.inplace:
+        return [
+            Diagnostic(
+                where,
+                f"'{name}' is tagged inplace_view, so its name must end in '_' like an "
+                "inplace operator's",
+            )
+        ]
+    out_of_place = BaseOperatorName(name.name.base, False, name.name.dunder_method)
+    if out_of_place not in by_base:
+        return [
+            Diagnostic(
+                where,
+                f"'{name}' is tagged inplace_view, so the spec needs an out-of-place view "
+                f"operator '{out_of_place}'",
+            )
+        ]
+    return []
+
+
+def _unused_autogen_names(functions: list[NativeFunction]) -> list[Diagnostic]:
+    """Warnings for names in `autogen:` that no derivation produces.
+
+    Upstream silently ignores them (and its own spec has some, on composite
+    operators, which are never derived), so they are warnings, not errors.
+    """
+    warnings: list[Diagnostic] = []
+    for members in pre_group(functions).values():
+        derived = {str(f.func.name) for f in members.values() if "generated" in f.tags}
+        for f in members.values():
+            for name in f.autogen:
+                if str(name) not in derived:
+                    message = (
+                        f"'autogen' names '{name}', which is not derived from '{f.func.name}'"
+                        + _autogen_hint(derived)
+                    )
+                    warnings.append(Diagnostic(f.location_of("autogen"), message, "warning"))
+    return warnings
+
+
+def _autogen_hint(derived: set[str]) -> str:
+    if derived:
+        return f" (derived: {', '.join(sorted(derived))})"
+    return (
+        " (nothing is derived: derivation needs an out= name in the autogen of the "
+        "operator's mutable, else inplace, else functional variant, and skips views and "
+        "composite operators)"
+    )
+

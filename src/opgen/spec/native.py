@@ -1,0 +1,155 @@
+"""One operator of the spec: `NativeFunction`, and its construction from a YAML entry.
+
+`NativeFunction` holds one `native_functions.yaml` entry after parsing and
+canonicalisation (defaults filled in, implicit tags added). Its `dispatch:`
+table is not stored on it: `read_entry` returns it separately, keyed by
+dispatch key, for the `BackendIndex` of each key.
+
+Everything that can be checked from the entry alone is checked in
+`opgen.spec.entry.read_entry` and `NativeFunction.__post_init__`; checks that need several
+entries live in `opgen.spec.model`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from opgen.diagnostics import Location, SpecError
+from opgen.spec.keys import DeviceCheckType, SchemaKind, UfuncKey, Variant, ViewSchemaKind
+from opgen.spec.precompute import Precompute, UfuncInnerLoop
+from opgen.spec.schema import FunctionSchema, OperatorName
+
+
+@dataclass(frozen=True, eq=False)
+class NativeFunction:
+    """One operator overload. Compared and hashed by identity."""
+
+    namespace: str
+    func: FunctionSchema
+    use_const_ref_for_mutable_tensors: bool
+    device_guard: bool
+    device_check: DeviceCheckType
+    python_module: str | None
+    category_override: str | None
+    variants: frozenset[Variant]
+    manual_kernel_registration: bool
+    manual_cpp_binding: bool
+    loc: Location
+    autogen: tuple[OperatorName, ...]
+    ufunc_inner_loop: Mapping[UfuncKey, UfuncInnerLoop]
+    structured: bool
+    structured_delegate: OperatorName | None
+    structured_inherits: str | None
+    precomputed: Precompute | None
+    cpp_no_default_args: frozenset[str]
+    is_abstract: bool
+    has_composite_implicit_autograd_kernel: bool
+    has_composite_implicit_autograd_nested_tensor_kernel: bool
+    has_composite_explicit_autograd_kernel: bool
+    has_composite_explicit_autograd_non_functional_kernel: bool
+    tags: frozenset[str]
+    # Where each field was written, for diagnostics about it.
+    field_locations: Mapping[str, Location] = field(default_factory=dict, repr=False)
+
+    def location_of(self, key: str) -> Location:
+        return self.field_locations.get(key, self.loc)
+
+    def __post_init__(self) -> None:
+        func, kind = self.func, self.func.kind
+        if func.arguments.out and self.variants != {Variant.function}:
+            raise SpecError(
+                "an operator with out arguments must have only the function variant "
+                "('variants: function')",
+                self.location_of("variants"),
+            )
+        if self.structured:
+            if kind is not SchemaKind.out:
+                raise SpecError(
+                    "'structured' belongs on the out= variant of an operator; "
+                    "did you mean 'structured_delegate'?",
+                    self.location_of("structured"),
+                )
+        if self.structured_delegate is not None and kind is SchemaKind.out:
+            raise SpecError(
+                "'structured_delegate' is not allowed on an out= operator; did you mean 'structured'?",
+                self.location_of("structured_delegate"),
+            )
+        if (self.structured or self.structured_delegate) and not self.device_guard:
+            raise SpecError(
+                "structured kernels always use a device guard; remove 'device_guard: False'",
+                self.location_of("device_guard"),
+            )
+        defaulted = {a.name for a in func.schema_order_arguments() if a.default is not None}
+        for name in sorted(self.cpp_no_default_args - defaulted):
+            raise SpecError(
+                f"cpp_no_default_args names '{name}', which is not an argument with a default",
+                self.location_of("cpp_no_default_args"),
+            )
+        if self.structured_inherits is not None and not self.structured:
+            raise SpecError(
+                "'structured_inherits' requires 'structured: True'",
+                self.location_of("structured_inherits"),
+            )
+        if str(func.name).startswith("_foreach") and self.device_check is not DeviceCheckType.NoCheck:
+            raise SpecError(
+                "_foreach operators must have 'device_check: NoCheck' (they fall back to a "
+                "slow path for tensors on different devices)",
+                self.location_of("device_check"),
+            )
+        if self._looks_random() and "nondeterministic_seeded" not in self.tags:
+            raise SpecError(
+                f"'{func.name}' looks random (its name, a dropout argument or a Generator "
+                "argument says so) but is not tagged 'nondeterministic_seeded'",
+                self.location_of("tags"),
+            )
+
+    def _looks_random(self) -> bool:
+        name = str(self.func.name)
+        dropout = "dropout" in name or any(
+            "dropout" in a.name for a in self.func.arguments.flat_all
+        )
+        return (
+            "rand" in name
+            or (dropout and "backward" not in name and self.func.name.name.base != "_cudnn_init_dropout_state")
+            or self.func.arguments.has_generator_arg()
+        )
+
+    @property
+    def has_composite_kernel(self) -> bool:
+        return (
+            self.has_composite_implicit_autograd_kernel
+            or self.has_composite_explicit_autograd_kernel
+            or self.has_composite_explicit_autograd_non_functional_kernel
+        )
+
+    @cached_property
+    def is_view_op(self) -> bool:
+        """Returns an alias of an input, mutates only metadata, or has a wildcard alias."""
+        func = self.func
+        returns_alias = any(r.annotation is not None and not r.annotation.is_write for r in func.returns)
+        # resize_ and resize_as_ are tagged inplace_view but are treated as ordinary mutations.
+        inplace_view = "inplace_view" in self.tags and str(func.name) not in ("resize_", "resize_as_")
+        wildcard = any(
+            a.annotation is not None and "*" in a.annotation.alias_set_after
+            for a in func.schema_order_arguments()
+        )
+        return returns_alias or inplace_view or wildcard
+
+    @cached_property
+    def view_schema_kind(self) -> ViewSchemaKind:
+        if not self.is_view_op:
+            return ViewSchemaKind.non_aliasing
+        if self.func.name.name.inplace:
+            assert "inplace_view" in self.tags, "checked by read_entry"
+            return ViewSchemaKind.aliasing_inplace
+        return ViewSchemaKind.aliasing
+
+    @property
+    def root_name(self) -> str:
+        return self.func.name.name.base
+
+    @property
+    def part_of_structured_group(self) -> bool:
+        return self.structured or self.structured_delegate is not None
