@@ -7,9 +7,11 @@ stderr), 2 bad usage. It never lets a traceback reach the user for bad input.
 from __future__ import annotations
 
 import argparse
+import gc
 import os
 import sys
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib import resources
 from typing import TextIO
@@ -129,8 +131,9 @@ def run_dump(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
-def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
-         err: TextIO | None = None) -> int:
+def main(
+    argv: Sequence[str] | None = None, out: TextIO | None = None, err: TextIO | None = None
+) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
     parser = build_parser()
@@ -140,9 +143,27 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None,
         return int(e.code or 0)
     run: Callable[[argparse.Namespace, TextIO, TextIO], int] = args.run
     try:
-        return run(args, out, err)
+        with _collection_paused():
+            return run(args, out, err)
     except SpecError as e:
         _report(e.diagnostics, err)
         return 1
     except BrokenPipeError:  # e.g. `opgen dump | head`
         return 0
+
+
+@contextmanager
+def _collection_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a command runs.
+
+    The model is ~10^5 small acyclic objects that live until the command ends;
+    reference counting frees everything that dies, and the collector's repeated
+    scans of the growing heap cost about a third of the run time.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()

@@ -29,7 +29,11 @@ def function_record(spec: Spec, f: NativeFunction) -> dict[str, Any]:
         "variants": sorted(v.value for v in f.variants),
         "tags": sorted(f.tags),
         "dispatch": {
-            str(key): {"kernel": m.kernel, "structured": m.structured, "cpp_namespace": m.cpp_namespace}
+            str(key): {
+                "kernel": m.kernel,
+                "structured": m.structured,
+                "cpp_namespace": m.cpp_namespace,
+            }
             for key, m in spec.kernels(f).items()
         },
         "structured": f.structured,

@@ -18,7 +18,7 @@ kernel named after them, and keep the line of the entry they come from.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 
 from opgen.api import cpp
 from opgen.diagnostics import SpecError
@@ -46,18 +46,48 @@ UNPAIRED_OUT_OPERATORS = frozenset(
 )
 # Operators without a Tensor return, which therefore cannot get an out= variant:
 NO_OUT_VARIANT_OPERATORS = frozenset(
-    """
-    _assert_async _assert_async.msg _assert_scalar _assert_tensor_metadata
-    _chunk_grad_outputs_efficient_attention _cslt_sparse_mm_search _cummax_helper
-    _cummin_helper _dimI _dimV _fused_sdp_choice _has_same_storage_numel
-    _linalg_check_errors _local_scalar_dense _nested_get_ragged_idx
-    _nested_tensor_from_mask_left_aligned _nested_tensor_storage_offsets _nnz _print
-    _sink_tokens _use_cudnn_ctc_loss _use_cudnn_ctc_loss.Tensor _use_miopen_ctc_loss
-    _use_miopen_ctc_loss.Tensor _validate_compressed_sparse_indices allclose dense_dim
-    equal is_coalesced is_pinned is_same_size is_set_to q_per_channel_axis q_scale
-    q_zero_point qscheme record_stream sparse_dim sym_constrain_range
-    sym_constrain_range_for_size
-    """.split()
+    {
+        "_assert_async",
+        "_assert_async.msg",
+        "_assert_scalar",
+        "_assert_tensor_metadata",
+        "_chunk_grad_outputs_efficient_attention",
+        "_cslt_sparse_mm_search",
+        "_cummax_helper",
+        "_cummin_helper",
+        "_dimI",
+        "_dimV",
+        "_fused_sdp_choice",
+        "_has_same_storage_numel",
+        "_linalg_check_errors",
+        "_local_scalar_dense",
+        "_nested_get_ragged_idx",
+        "_nested_tensor_from_mask_left_aligned",
+        "_nested_tensor_storage_offsets",
+        "_nnz",
+        "_print",
+        "_sink_tokens",
+        "_use_cudnn_ctc_loss",
+        "_use_cudnn_ctc_loss.Tensor",
+        "_use_miopen_ctc_loss",
+        "_use_miopen_ctc_loss.Tensor",
+        "_validate_compressed_sparse_indices",
+        "allclose",
+        "dense_dim",
+        "equal",
+        "is_coalesced",
+        "is_pinned",
+        "is_same_size",
+        "is_set_to",
+        "q_per_channel_axis",
+        "q_scale",
+        "q_zero_point",
+        "qscheme",
+        "record_stream",
+        "sparse_dim",
+        "sym_constrain_range",
+        "sym_constrain_range_for_size",
+    }
 )
 # Inplace operators whose schema differs from their functional variant's:
 UNPAIRED_INPLACE_OPERATORS = frozenset({"polygamma_"})
@@ -84,11 +114,11 @@ def pre_group(functions: Iterable[NativeFunction]) -> dict[FunctionSchema, PreGr
 
 
 def derive_functions(
-    functions: Sequence[NativeFunction],
+    pre_groups: Iterable[PreGroup],
 ) -> list[tuple[NativeFunction, BackendMetadata]]:
     """The derived functions, each with its CompositeExplicitAutograd kernel."""
     derived: list[tuple[NativeFunction, BackendMetadata]] = []
-    for group in pre_group(functions).values():
+    for group in pre_groups:
         derived.extend(_derive_group(group))
     return derived
 
@@ -238,4 +268,3 @@ def _outs_for_returns(func: FunctionSchema) -> tuple[tuple[Return, ...], list[Ar
         if all_plain:
             returns.append(Return(None, r.type, annotation))
     return tuple(returns), outs
-

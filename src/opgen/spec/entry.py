@@ -77,7 +77,7 @@ class _Entry:
         return self.get(key, bool, default, "True or False")
 
     def optional_str(self, key: str) -> str | None:
-        value: str | None = self.get(key, str, None, "a string")  # type: ignore[arg-type]
+        value: str | None = self.get(key, str, None, "a string")
         return value
 
     def schema_error(self, key: str, error: SchemaError) -> SpecError:
@@ -142,7 +142,7 @@ def read_entry(entry: YamlMap, options: EntryOptions) -> tuple[NativeFunction, D
         has_composite_explicit_autograd_kernel=DispatchKey.CompositeExplicitAutograd in dispatch,
         has_composite_explicit_autograd_non_functional_kernel=CEA_NON_FUNCTIONAL in dispatch,
         tags=_read_tags(e, namespace, func, options.valid_tags),
-        field_locations={str(k): entry.value_location(k) for k in entry},
+        field_locations=entry.value_locations,
     )
     if f.is_view_op and func.name.name.inplace and "inplace_view" not in f.tags:
         raise SpecError(
@@ -157,9 +157,7 @@ def _read_func(e: _Entry) -> tuple[str, FunctionSchema]:
     head = text.partition("(")[0]
     namespace, sep, _ = head.rpartition("::")
     if "::" in namespace:
-        raise SpecError(
-            f"operator namespace '{namespace}' has more than one level", e.at("func")
-        )
+        raise SpecError(f"operator namespace '{namespace}' has more than one level", e.at("func"))
     if sep and not namespace:
         raise SpecError("empty operator namespace before '::'", e.at("func"))
     skip = len(namespace) + len(sep)
@@ -174,7 +172,9 @@ def _read_operator_name(e: _Entry, key: str) -> OperatorName | None:
     if text is None:
         return None
     if "::" in text:
-        raise SpecError(f"'{key}' cannot name a namespace; it is always the operator's own", e.at(key))
+        raise SpecError(
+            f"'{key}' cannot name a namespace; it is always the operator's own", e.at(key)
+        )
     try:
         return OperatorName.parse(text)
     except SchemaError as error:
@@ -184,7 +184,9 @@ def _read_operator_name(e: _Entry, key: str) -> OperatorName | None:
 def _read_structured_inherits(e: _Entry) -> str | None:
     text = e.optional_str("structured_inherits")
     if text is not None and "::" in text:
-        raise SpecError("'structured_inherits' cannot name a namespace", e.at("structured_inherits"))
+        raise SpecError(
+            "'structured_inherits' cannot name a namespace", e.at("structured_inherits")
+        )
     return text
 
 
@@ -219,7 +221,8 @@ def _read_device_check(e: _Entry) -> DeviceCheckType:
         return DeviceCheckType.ExactSame
     if text not in DeviceCheckType.__members__:
         raise SpecError(
-            f"unknown device_check '{text}'; expected 'ExactSame' or 'NoCheck'", e.at("device_check")
+            f"unknown device_check '{text}'; expected 'ExactSame' or 'NoCheck'",
+            e.at("device_check"),
         )
     return DeviceCheckType[text]
 
@@ -240,8 +243,9 @@ def _read_precomputed(e: _Entry, structured: bool) -> Precompute | None:
     if not structured:
         raise SpecError("'precomputed' requires 'structured: True'", e.at("precomputed"))
     if not isinstance(value, list):
-        raise SpecError(f"'precomputed' must be a list of strings, not {_describe(value)}",
-                        e.at("precomputed"))
+        raise SpecError(
+            f"'precomputed' must be a list of strings, not {_describe(value)}", e.at("precomputed")
+        )
     if not value:
         return None
     for i, line in enumerate(value):
@@ -279,7 +283,9 @@ def _read_tags(e: _Entry, namespace: str, func: FunctionSchema, valid: Set[str])
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list):
-        raise SpecError(f"'tags' must be a tag or a list of tags, not {_describe(value)}", e.at("tags"))
+        raise SpecError(
+            f"'tags' must be a tag or a list of tags, not {_describe(value)}", e.at("tags")
+        )
     implicit = []
     if namespace == "aten":
         implicit.append("pt2_compliant_tag")
@@ -325,18 +331,23 @@ def _read_dispatch(
         if not isinstance(keys, str):
             raise SpecError(f"dispatch keys must be names, not {_describe(keys)}", where)
         if not isinstance(kernel, str):
-            raise SpecError(f"a kernel must be a name, not {_describe(kernel)}",
-                            raw.value_location(keys))
+            raise SpecError(
+                f"a kernel must be a name, not {_describe(kernel)}", raw.value_location(keys)
+            )
         offset = 0
         for piece in keys.split(","):
-            key = _read_dispatch_key(piece, where.shifted(offset + len(piece) - len(piece.lstrip()),
-                                                          len(piece.strip())), dispatch)
+            key = _read_dispatch_key(
+                piece,
+                where.shifted(offset + len(piece) - len(piece.lstrip()), len(piece.strip())),
+                dispatch,
+            )
             offset += len(piece) + 1
             listed += 1
             if key in options.ignore_keys:
                 continue
-            dispatch[key] = _kernel(kernel, raw.value_location(keys),
-                                    structured and key in STRUCTURED_DISPATCH_KEYS)
+            dispatch[key] = _kernel(
+                kernel, raw.value_location(keys), structured and key in STRUCTURED_DISPATCH_KEYS
+            )
             redundant_cia |= key is CIA and kernel == cpp.name(func)
     _check_dispatch(e, func, dispatch, listed, redundant_cia, delegate)
     abstract = set(dispatch) not in ({CIA}, {CIA_NESTED}, {CIA, CIA_NESTED})
@@ -349,7 +360,9 @@ def _read_dispatch_key(name: str, where: Location, seen: Dispatch) -> DispatchKe
     if key is None:
         raise SpecError(f"unknown dispatch key '{name}'", where)
     if key not in SUPPORTED_DISPATCH_KEYS:
-        raise SpecError(f"dispatch key '{name}' cannot have kernels in native_functions.yaml", where)
+        raise SpecError(
+            f"dispatch key '{name}' cannot have kernels in native_functions.yaml", where
+        )
     if key in seen:
         raise SpecError(f"dispatch key '{name}' is given more than once", where)
     return key
@@ -383,9 +396,7 @@ def _check_dispatch(
 ) -> None:
     where = e.at("dispatch")
     if listed == 1 and redundant_cia:
-        raise SpecError(
-            "this dispatch table only repeats the default; delete it", where
-        )
+        raise SpecError("this dispatch table only repeats the default; delete it", where)
     if (
         delegate is None
         and listed == 1
@@ -430,16 +441,17 @@ def _read_ufunc_inner_loop(
     elif isinstance(raw, dict) and not raw:
         items = []
     else:
-        raise SpecError(f"'ufunc_inner_loop' must be a string or a mapping, not {_describe(raw)}",
-                        where)
+        raise SpecError(
+            f"'ufunc_inner_loop' must be a string or a mapping, not {_describe(raw)}", where
+        )
     for key_name, text, at in items:
         if key_name not in UfuncKey.__members__:
             raise SpecError(f"unknown ufunc key '{key_name}'", at)
         if not isinstance(text, str):
             raise SpecError(f"a ufunc inner loop must be a string, not {_describe(text)}", at)
-        key = UfuncKey[str(key_name)]
+        ufunc_key = UfuncKey[str(key_name)]
         try:
-            loops[key] = UfuncInnerLoop.parse(text, key)
+            loops[ufunc_key] = UfuncInnerLoop.parse(text, ufunc_key)
         except SchemaError as error:
             raise error.at(at) from None
     if loops:

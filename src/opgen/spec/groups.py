@@ -13,11 +13,11 @@ member at fault.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from opgen.diagnostics import SpecError
-from opgen.spec.autogen import PreGroup, pre_group
+from opgen.spec.autogen import PreGroup
 from opgen.spec.keys import SchemaKind, ViewSchemaKind
 from opgen.spec.native import NativeFunction
 from opgen.spec.schema import BaseOperatorName, FunctionSchema, OperatorName
@@ -134,12 +134,10 @@ class NativeFunctionsGroup:
         )
 
 
-def group_functions(
-    functions: Sequence[NativeFunction],
-) -> list[NativeFunction | NativeFunctionsGroup]:
+def group_functions(pre_groups: Iterable[PreGroup]) -> list[NativeFunction | NativeFunctionsGroup]:
     """Groups where an operator has an out= and a functional variant, else single functions."""
     result: list[NativeFunction | NativeFunctionsGroup] = []
-    for pre in pre_group(functions).values():
+    for pre in pre_groups:
         group = NativeFunctionsGroup.from_pre_group(pre)
         if group is not None:
             result.append(group)

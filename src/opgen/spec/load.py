@@ -11,7 +11,7 @@ errors and an empty document as located `SpecError`s.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 import yaml
@@ -29,12 +29,29 @@ _MERGE_TAG = "tag:yaml.org,2002:merge"
 _QUOTED_STYLES = ("'", '"')
 
 
+class NodeLocations(Mapping[object, Location]):
+    """Locations of YAML nodes by key, computed only when asked for."""
+
+    def __init__(self, path: str, nodes: dict[object, yaml.Node]) -> None:
+        self._path = path
+        self._nodes = nodes
+
+    def __getitem__(self, key: object) -> Location:
+        return _location(self._path, self._nodes[key])
+
+    def __iter__(self) -> Iterator[object]:
+        return iter(self._nodes)
+
+    def __len__(self) -> int:
+        return len(self._nodes)
+
+
 class YamlMap(dict[object, object]):
     """A mapping with the location of the mapping and of each key and value."""
 
     location: Location
-    key_locations: dict[object, Location]
-    value_locations: dict[object, Location]
+    key_locations: Mapping[object, Location]
+    value_locations: Mapping[object, Location]
 
     def value_location(self, key: object) -> Location:
         return self.value_locations.get(key, self.location)
@@ -47,7 +64,7 @@ class YamlList(list[object]):
     """A sequence with the location of the sequence and of each item."""
 
     location: Location
-    item_locations: list[Location]
+    item_locations: Mapping[object, Location]  # by index
 
 
 @dataclass(frozen=True)
@@ -87,7 +104,7 @@ class _Builder:
         if isinstance(node, yaml.SequenceNode):
             items = YamlList(self.build(item) for item in node.value)
             items.location = _location(self.path, node)
-            items.item_locations = [_location(self.path, item) for item in node.value]
+            items.item_locations = NodeLocations(self.path, dict(enumerate(node.value)))
             return items
         assert isinstance(node, yaml.MappingNode), node
         return self._build_map(node)
@@ -95,35 +112,42 @@ class _Builder:
     def _build_map(self, node: yaml.MappingNode) -> YamlMap:
         mapping = YamlMap()
         mapping.location = _location(self.path, node)
-        mapping.key_locations = {}
-        mapping.value_locations = {}
+        key_nodes: dict[object, yaml.Node] = {}
+        value_nodes: dict[object, yaml.Node] = {}
+        mapping.key_locations = NodeLocations(self.path, key_nodes)
+        mapping.value_locations = NodeLocations(self.path, value_nodes)
         merged: list[YamlMap] = []
         for key_node, value_node in node.value:
             if key_node.tag == _MERGE_TAG:
                 merged.extend(self._merge_sources(value_node))
                 continue
             key = self.build(key_node)
-            key_location = _location(self.path, key_node)
             try:
                 duplicate = key in mapping
             except TypeError:  # an unhashable key, e.g. a list
-                self.errors.append(Diagnostic(key_location, "a mapping key must be a scalar"))
+                where = _location(self.path, key_node)
+                self.errors.append(Diagnostic(where, "a mapping key must be a scalar"))
                 continue
             if duplicate:
                 first = mapping.key_locations[key].line
                 self.errors.append(
-                    Diagnostic(key_location, f"duplicate key '{key}' (first given on line {first})")
+                    Diagnostic(
+                        _location(self.path, key_node),
+                        f"duplicate key '{key}' (first given on line {first})",
+                    )
                 )
                 continue
             mapping[key] = self.build(value_node)
-            mapping.key_locations[key] = key_location
-            mapping.value_locations[key] = _location(self.path, value_node)
+            key_nodes[key] = key_node
+            value_nodes[key] = value_node
         for source in merged:  # explicit keys win over merged ones
+            assert isinstance(source.key_locations, NodeLocations)
+            assert isinstance(source.value_locations, NodeLocations)
             for key, value in source.items():
                 if key not in mapping:
                     mapping[key] = value
-                    mapping.key_locations[key] = source.key_location(key)
-                    mapping.value_locations[key] = source.value_location(key)
+                    key_nodes[key] = source.key_locations._nodes[key]
+                    value_nodes[key] = source.value_locations._nodes[key]
         return mapping
 
     def _merge_sources(self, node: yaml.Node) -> Iterator[YamlMap]:

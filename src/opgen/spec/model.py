@@ -14,7 +14,7 @@ from collections.abc import Mapping, Set
 from dataclasses import dataclass, field
 
 from opgen.diagnostics import Diagnostic, SpecError
-from opgen.spec.autogen import derive_functions, pre_group
+from opgen.spec.autogen import PreGroup, derive_functions, pre_group
 from opgen.spec.backend import BackendIndex, BackendMetadata
 from opgen.spec.entry import EntryOptions, read_entry
 from opgen.spec.groups import (
@@ -74,9 +74,7 @@ class LoadOptions:
     ignore_keys: Set[DispatchKey] = frozenset()  # dispatch entries to drop, e.g. MPS
 
 
-def load_spec(
-    native_path: str, tags_path: str | None, options: LoadOptions | None = None
-) -> Spec:
+def load_spec(native_path: str, tags_path: str | None, options: LoadOptions | None = None) -> Spec:
     """Read and validate a spec; raises SpecError with every diagnostic found."""
     options = options or LoadOptions()
     sources: dict[str, str] = {}
@@ -116,18 +114,19 @@ def _build(
     if errors:
         raise SpecError.of(_limited(errors))
     _check_across_entries(functions)
-    for f, metadata in derive_functions(functions):
+    for f, metadata in derive_functions(pre_group(functions).values()):
         functions.append(f)
         kernels.setdefault(DispatchKey.CompositeExplicitAutograd, {})[f.func.name] = metadata
+    pre_groups = list(pre_group(functions).values())
     return Spec(
         functions=tuple(functions),
         backend_indices={k: BackendIndex.in_tree(k, v) for k, v in kernels.items()},
-        grouped=tuple(group_functions(functions)),
+        grouped=tuple(group_functions(pre_groups)),
         view_grouped=tuple(group_views(functions)),
         tags=tags,
         entry_count=len(entries),
         sources=sources,
-        warnings=tuple(_unused_autogen_names(functions)),
+        warnings=tuple(_unused_autogen_names(pre_groups)),
     )
 
 
@@ -169,8 +168,10 @@ def _check_across_entries(functions: list[NativeFunction]) -> None:
         if f.func.name in by_name:
             first = by_name[f.func.name].loc.line
             errors.append(
-                Diagnostic(f.location_of("func"),
-                           f"operator '{f.func.name}' is already defined on line {first}")
+                Diagnostic(
+                    f.location_of("func"),
+                    f"operator '{f.func.name}' is already defined on line {first}",
+                )
             )
         by_name.setdefault(f.func.name, f)
         by_base.setdefault(f.func.name.name, []).append(f)
@@ -180,7 +181,6 @@ def _check_across_entries(functions: list[NativeFunction]) -> None:
         errors.extend(_check_inplace_view(f, by_base))
     if errors:
         raise SpecError.of(_limited(errors))
-    pre_group(functions)  # raises if two entries are the same variant of one operator
 
 
 def _check_delegate(
@@ -244,14 +244,14 @@ def _check_inplace_view(
     return []
 
 
-def _unused_autogen_names(functions: list[NativeFunction]) -> list[Diagnostic]:
+def _unused_autogen_names(pre_groups: list[PreGroup]) -> list[Diagnostic]:
     """Warnings for names in `autogen:` that no derivation produces.
 
     Upstream silently ignores them (and its own spec has some, on composite
     operators, which are never derived), so they are warnings, not errors.
     """
     warnings: list[Diagnostic] = []
-    for members in pre_group(functions).values():
+    for members in pre_groups:
         derived = {str(f.func.name) for f in members.values() if "generated" in f.tags}
         for f in members.values():
             for name in f.autogen:
@@ -272,4 +272,3 @@ def _autogen_hint(derived: set[str]) -> str:
         "operator's mutable, else inplace, else functional variant, and skips views and "
         "composite operators)"
     )
-

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import cached_property
 
+from opgen.cached import cached
 from opgen.diagnostics import Location, SpecError
 from opgen.spec.keys import DeviceCheckType, SchemaKind, UfuncKey, Variant, ViewSchemaKind
 from opgen.spec.precompute import Precompute, UfuncInnerLoop
@@ -51,7 +51,7 @@ class NativeFunction:
     has_composite_explicit_autograd_non_functional_kernel: bool
     tags: frozenset[str]
     # Where each field was written, for diagnostics about it.
-    field_locations: Mapping[str, Location] = field(default_factory=dict, repr=False)
+    field_locations: Mapping[object, Location] = field(default_factory=dict, repr=False)
 
     def location_of(self, key: str) -> Location:
         return self.field_locations.get(key, self.loc)
@@ -64,16 +64,16 @@ class NativeFunction:
                 "('variants: function')",
                 self.location_of("variants"),
             )
-        if self.structured:
-            if kind is not SchemaKind.out:
-                raise SpecError(
-                    "'structured' belongs on the out= variant of an operator; "
-                    "did you mean 'structured_delegate'?",
-                    self.location_of("structured"),
-                )
+        if self.structured and kind is not SchemaKind.out:
+            raise SpecError(
+                "'structured' belongs on the out= variant of an operator; "
+                "did you mean 'structured_delegate'?",
+                self.location_of("structured"),
+            )
         if self.structured_delegate is not None and kind is SchemaKind.out:
             raise SpecError(
-                "'structured_delegate' is not allowed on an out= operator; did you mean 'structured'?",
+                "'structured_delegate' is not allowed on an out= operator; "
+                "did you mean 'structured'?",
                 self.location_of("structured_delegate"),
             )
         if (self.structured or self.structured_delegate) and not self.device_guard:
@@ -92,7 +92,10 @@ class NativeFunction:
                 "'structured_inherits' requires 'structured: True'",
                 self.location_of("structured_inherits"),
             )
-        if str(func.name).startswith("_foreach") and self.device_check is not DeviceCheckType.NoCheck:
+        if (
+            str(func.name).startswith("_foreach")
+            and self.device_check is not DeviceCheckType.NoCheck
+        ):
             raise SpecError(
                 "_foreach operators must have 'device_check: NoCheck' (they fall back to a "
                 "slow path for tensors on different devices)",
@@ -112,7 +115,11 @@ class NativeFunction:
         )
         return (
             "rand" in name
-            or (dropout and "backward" not in name and self.func.name.name.base != "_cudnn_init_dropout_state")
+            or (
+                dropout
+                and "backward" not in name
+                and self.func.name.name.base != "_cudnn_init_dropout_state"
+            )
             or self.func.arguments.has_generator_arg()
         )
 
@@ -124,20 +131,25 @@ class NativeFunction:
             or self.has_composite_explicit_autograd_non_functional_kernel
         )
 
-    @cached_property
+    @cached
     def is_view_op(self) -> bool:
         """Returns an alias of an input, mutates only metadata, or has a wildcard alias."""
         func = self.func
-        returns_alias = any(r.annotation is not None and not r.annotation.is_write for r in func.returns)
+        returns_alias = any(
+            r.annotation is not None and not r.annotation.is_write for r in func.returns
+        )
         # resize_ and resize_as_ are tagged inplace_view but are treated as ordinary mutations.
-        inplace_view = "inplace_view" in self.tags and str(func.name) not in ("resize_", "resize_as_")
+        inplace_view = "inplace_view" in self.tags and str(func.name) not in (
+            "resize_",
+            "resize_as_",
+        )
         wildcard = any(
             a.annotation is not None and "*" in a.annotation.alias_set_after
             for a in func.schema_order_arguments()
         )
         return returns_alias or inplace_view or wildcard
 
-    @cached_property
+    @cached
     def view_schema_kind(self) -> ViewSchemaKind:
         if not self.is_view_op:
             return ViewSchemaKind.non_aliasing

@@ -49,7 +49,9 @@ class Precompute:
                     f"invalid kernel argument name '{name}'", 0, max(len(name), 1), index
                 )
             if name in replace:
-                raise SchemaError(f"kernel argument '{name}' is replaced twice", 0, len(name), index)
+                raise SchemaError(
+                    f"kernel argument '{name}' is replaced twice", 0, len(name), index
+                )
             at = len(name) + len(_REPLACES)
             replace[name] = _parse_line_arguments(declarations, at, ", ", index)
             printed = f"{name}{_REPLACES}{', '.join(map(str, replace[name]))}"
@@ -64,7 +66,9 @@ class Precompute:
         return lines
 
 
-def _parse_line_arguments(text: str, offset: int, separator: str, line: int) -> tuple[Argument, ...]:
+def _parse_line_arguments(
+    text: str, offset: int, separator: str, line: int
+) -> tuple[Argument, ...]:
     args: list[Argument] = []
     start = offset
     for piece in text.split(separator):

@@ -28,8 +28,8 @@ import string
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from functools import cached_property
 
+from opgen.cached import cached
 from opgen.diagnostics import Location, SpecError
 from opgen.spec.keys import SchemaKind
 
@@ -53,7 +53,7 @@ _OVERLOAD = re.compile(r"[A-Za-z0-9_]*\Z")
 
 
 def _check_canonical(parsed: object, text: str, offset: int, what: str) -> None:
-    printed = str(parsed)
+    printed = parsed.text if isinstance(parsed, FunctionSchema) else str(parsed)
     if printed == text:
         return
     at = next(
@@ -148,7 +148,6 @@ class BaseTy(Enum):
 _BASE_TYPES = {t.value: t for t in BaseTy}
 _CUSTOM_CLASS_PREFIX = "__torch__.torch.classes."
 _CUSTOM_CLASS_NAME = re.compile(r"[a-zA-Z0-9_.]+\Z")
-_LIST_SUFFIX = re.compile(r"\[([0-9]*)\]\Z")
 
 
 @dataclass(frozen=True)
@@ -157,9 +156,17 @@ class Type:
 
     @staticmethod
     def parse(text: str, offset: int = 0) -> Type:
-        parsed = _parse_type(text, offset)
-        _check_canonical(parsed, text, offset, "type")
-        return parsed
+        return _parse_type(text, offset)
+
+    @cached
+    def _text(self) -> str:
+        return self._render()
+
+    def __str__(self) -> str:
+        return self._text
+
+    def _render(self) -> str:
+        raise NotImplementedError
 
     def is_base_ty_like(self, base: BaseTy) -> bool:
         raise NotImplementedError
@@ -183,18 +190,25 @@ class Type:
 def _parse_type(text: str, offset: int) -> Type:
     if text.endswith("?") and len(text) > 1:
         return OptionalType(_parse_type(text[:-1], offset))
-    m = _LIST_SUFFIX.search(text)
-    if m is not None and m.start() > 0:
-        elem = _parse_type(text[: m.start()], offset)
-        size = int(m.group(1)) if m.group(1) else None
-        return ListType(elem, size)
+    if text.endswith("]"):
+        bracket = text.rfind("[")
+        size = text[bracket + 1 : -1]
+        if bracket > 0 and (size == "" or (size.isascii() and size.isdigit())):
+            elem = _parse_type(text[:bracket], offset)
+            if size.startswith("0"):
+                raise SchemaError(
+                    f"invalid list size '{size}' (an unsized list is written '[]')",
+                    offset + bracket + 1,
+                    len(size),
+                )
+            return ListType(elem, int(size) if size else None)
     if text.startswith(_CUSTOM_CLASS_PREFIX):
         name = text[len(_CUSTOM_CLASS_PREFIX) :]
         if _CUSTOM_CLASS_NAME.match(name):
             return CustomClassType(name)
     base = _BASE_TYPES.get(text)
     if base is None:
-        raise SchemaError(f"unknown type '{text}'", offset, len(text))
+        raise SchemaError(f"unknown type '{text}'", offset, max(len(text), 1))
     return BaseType(base)
 
 
@@ -202,7 +216,7 @@ def _parse_type(text: str, offset: int) -> Type:
 class BaseType(Type):
     name: BaseTy
 
-    def __str__(self) -> str:
+    def _render(self) -> str:
         return self.name.value
 
     def is_base_ty_like(self, base: BaseTy) -> bool:
@@ -219,7 +233,7 @@ class BaseType(Type):
 class OptionalType(Type):
     elem: Type
 
-    def __str__(self) -> str:
+    def _render(self) -> str:
         return f"{self.elem}?"
 
     def is_base_ty_like(self, base: BaseTy) -> bool:
@@ -238,7 +252,7 @@ class CustomClassType(Type):
 
     class_name: str
 
-    def __str__(self) -> str:
+    def _render(self) -> str:
         return f"{_CUSTOM_CLASS_PREFIX}{self.class_name}"
 
     def is_base_ty_like(self, base: BaseTy) -> bool:
@@ -258,7 +272,7 @@ class ListType(Type):
     elem: Type
     size: int | None
 
-    def __str__(self) -> str:
+    def _render(self) -> str:
         return f"{self.elem}[{self.size or ''}]"
 
     def is_base_ty_like(self, base: BaseTy) -> bool:
@@ -334,15 +348,17 @@ class Argument:
                 f"invalid argument name '{name}'", offset + len(type_text) + 1, max(len(name), 1)
             )
         type, annotation = _parse_annotated_type(type_text, offset)
-        parsed = Argument(name, type, default, annotation)
-        _check_canonical(parsed, text, offset, "argument")
-        return parsed
+        return Argument(name, type, default, annotation)
 
     @property
     def is_write(self) -> bool:
         return self.annotation is not None and self.annotation.is_write
 
     def __str__(self) -> str:
+        return self._text
+
+    @cached
+    def _text(self) -> str:
         text = f"{_annotated_str(self.type, self.annotation)} {self.name}"
         return text if self.default is None else f"{text}={self.default}"
 
@@ -365,15 +381,17 @@ class Return:
                 )
             name_or_none = name
         type, annotation = _parse_annotated_type(type_text, offset)
-        parsed = Return(name_or_none, type, annotation)
-        _check_canonical(parsed, text, offset, "return")
-        return parsed
+        return Return(name_or_none, type, annotation)
 
     @property
     def is_write(self) -> bool:
         return self.annotation is not None and self.annotation.is_write
 
     def __str__(self) -> str:
+        return self._text
+
+    @cached
+    def _text(self) -> str:
         text = _annotated_str(self.type, self.annotation)
         return text if self.name is None else f"{text} {self.name}"
 
@@ -463,8 +481,10 @@ class Arguments:
                 )
             section.append(arg)
         if star_seen and not kwarg_only and not out:
-            raise SchemaError("the keyword-only marker '*' must be followed by arguments",
-                              offset + text.rindex("*"))
+            raise SchemaError(
+                "the keyword-only marker '*' must be followed by arguments",
+                offset + text.rindex("*"),
+            )
         return Arguments._group(positional, kwarg_only, out, offset)
 
     @staticmethod
@@ -480,9 +500,7 @@ class Arguments:
             post_self = positional[self_index + 1 :]
         for a in pre_self:
             if a.is_write:
-                raise SchemaError(
-                    f"argument '{a.name}' before 'self' cannot be mutable", offset
-                )
+                raise SchemaError(f"argument '{a.name}' before 'self' cannot be mutable", offset)
 
         pre_options: list[Argument] = []
         options: TensorOptionsArguments | None = None
@@ -512,12 +530,12 @@ class Arguments:
             out=tuple(out),
         )
 
-    @cached_property
+    @cached
     def flat_positional(self) -> Sequence[Argument]:
         self_args = [self.self_arg.argument] if self.self_arg is not None else []
         return [*self.pre_self_positional, *self_args, *self.post_self_positional]
 
-    @cached_property
+    @cached
     def flat_kwarg_only(self) -> Sequence[Argument]:
         """Keyword-only arguments, not counting the out arguments."""
         options = self.tensor_options.all() if self.tensor_options is not None else []
@@ -527,11 +545,11 @@ class Arguments:
             *self.post_tensor_options_kwarg_only,
         ]
 
-    @cached_property
+    @cached
     def flat_non_out(self) -> Sequence[Argument]:
         return [*self.flat_positional, *self.flat_kwarg_only]
 
-    @cached_property
+    @cached
     def flat_all(self) -> Sequence[Argument]:
         return [*self.flat_positional, *self.flat_kwarg_only, *self.out]
 
@@ -573,6 +591,8 @@ class Arguments:
         """Annotations, TensorOptions and out arguments removed (see FunctionSchema.signature)."""
 
         def plain(a: Argument) -> Argument:
+            if a.annotation is None and (a.default is None or not strip_default):
+                return a
             return Argument(a.name, a.type, None if strip_default else a.default, None)
 
         return Arguments(
@@ -664,9 +684,7 @@ class BaseOperatorName:
                     len(text),
                 )
             base = base[: -len(_FUNCTIONAL_SUFFIX)]
-        parsed = BaseOperatorName(base, inplace, dunder is not None, functional)
-        _check_canonical(parsed, text, offset, "operator name")
-        return parsed
+        return BaseOperatorName(base, inplace, dunder is not None, functional)
 
     def __str__(self) -> str:
         if self.dunder_method:
@@ -705,7 +723,9 @@ class OperatorName:
         )
 
     def with_overload(self, overload: str) -> OperatorName:
-        return OperatorName(BaseOperatorName(self.name.base, False, self.name.dunder_method), overload)
+        return OperatorName(
+            BaseOperatorName(self.name.base, False, self.name.dunder_method), overload
+        )
 
 
 # -- function schemas ----------------------------------------------------------------
@@ -734,7 +754,8 @@ class FunctionSchema:
         returns = _parse_returns(text[arrow + 5 :], arrow + 5)
         schema = FunctionSchema(name, arguments, returns)
         schema.validate()
-        _check_canonical(schema, text, 0, "schema")
+        _check_canonical(schema, text, 0, "schema")  # a safety net: the parts parse exactly
+        schema.__dict__["text"] = text  # prime the cached property
         return schema
 
     def validate(self) -> None:
@@ -748,9 +769,7 @@ class FunctionSchema:
                 )
         for a in args.post_self_positional_mutable:
             if any(a.annotation == r.annotation for r in self.returns):
-                raise SchemaError(
-                    f"mutable positional argument '{a.name}' must not be returned"
-                )
+                raise SchemaError(f"mutable positional argument '{a.name}' must not be returned")
         out_and_self = [*args.out, *(a for a in args.flat_positional if a.name == "self")]
         mutable_returns = [r for r in self.returns if r.is_write]
         if mutable_returns and len(mutable_returns) != len(self.returns):
@@ -785,7 +804,10 @@ class FunctionSchema:
                     "e.g. 'Tensor(a!) self'"
                 )
             if self_arg.argument.type == TENSOR:
-                if len(self.returns) != 1 or self.returns[0].annotation != self_arg.argument.annotation:
+                if (
+                    len(self.returns) != 1
+                    or self.returns[0].annotation != self_arg.argument.annotation
+                ):
                     raise SchemaError(
                         f"inplace operator '{self.name}' with a Tensor 'self' must return self"
                     )
@@ -820,7 +842,7 @@ class FunctionSchema:
             return SchemaKind.mutable
         return SchemaKind.functional
 
-    @cached_property
+    @cached
     def kind(self) -> SchemaKind:
         """functional (fresh result), inplace (`name_`), out (`out=`), mutable or scratch."""
         return self._compute_kind()
@@ -862,6 +884,24 @@ class FunctionSchema:
             names.append(aliased[0] if aliased else None)
         return names
 
+    def __hash__(self) -> int:
+        # Schemas key the grouping dictionaries; hashing the (cached) text is much
+        # cheaper than hashing the nested dataclasses, and agrees with __eq__.
+        return hash(self.text)
+
+    @cached
+    def text(self) -> str:
+        """The canonical schema text, `str(self)`, computed once."""
+        return str(self)
+
+    @cached
+    def _signature(self) -> FunctionSchema:
+        return self._derive_signature(False, False, False)
+
+    @cached
+    def _view_signature(self) -> FunctionSchema:
+        return self._derive_signature(False, True, False)
+
     def signature(
         self,
         *,
@@ -879,6 +919,13 @@ class FunctionSchema:
         `foo_copy` becomes `foo` and `foo_scatter` becomes `foo_inverse`, pairing
         view operators with their copy variants.
         """
+        if not (strip_default or keep_return_names):
+            return self._view_signature if strip_view_copy_name else self._signature
+        return self._derive_signature(strip_default, strip_view_copy_name, keep_return_names)
+
+    def _derive_signature(
+        self, strip_default: bool, strip_view_copy_name: bool, keep_return_names: bool
+    ) -> FunctionSchema:
         base = self.name.name.base
         if strip_view_copy_name:
             if base.endswith("_copy"):
@@ -929,13 +976,18 @@ def _with_default(arguments: Arguments, name: str, default: str) -> Arguments:
 def _parse_returns(text: str, offset: int) -> tuple[Return, ...]:
     if text == "()":
         return ()
-    if text.startswith("(") and text.endswith(")"):
+    parenthesized = text.startswith("(") and text.endswith(")")
+    if parenthesized:
         text, offset = text[1:-1], offset + 1
     returns: list[Return] = []
     for piece, at in _split(text, offset):
         if piece == "":
             raise SchemaError("empty return in return list", at)
         returns.append(Return.parse(piece, at))
+    if parenthesized and len(returns) == 1:
+        raise SchemaError("a single return is written without parentheses", offset - 1)
+    if not parenthesized and len(returns) > 1:
+        raise SchemaError("several returns must be written in parentheses", offset)
     return tuple(returns)
 
 

@@ -1,8 +1,8 @@
 """`tags.yaml`: the tags operators may carry, each with a description.
 
-    - tag: pointwise
-      desc: |
-        Computes each output element from the input elements at the same index.
+- tag: pointwise
+  desc: |
+    Computes each output element from the input elements at the same index.
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ from opgen.spec.load import YamlDocument, YamlMap
 def read_tags(doc: YamlDocument) -> Mapping[str, str]:
     """Tag name to description, in file order."""
     if doc.root is None:
-        raise SpecError("the tags file is empty; expected a list of '- tag: NAME' entries",
-                        doc.location)
+        raise SpecError(
+            "the tags file is empty; expected a list of '- tag: NAME' entries", doc.location
+        )
     if not isinstance(doc.root, list):
         raise SpecError("the tags file must be a list of '- tag: NAME' entries", doc.location)
     tags: dict[str, str] = {}
@@ -31,8 +32,12 @@ def read_tags(doc: YamlDocument) -> Mapping[str, str]:
             continue
         assert isinstance(entry, YamlMap)
         if name in tags:
-            errors.append(Diagnostic(entry.value_location("tag"),
-                                     f"tag '{name}' is already defined on line {first_line[name]}"))
+            errors.append(
+                Diagnostic(
+                    entry.value_location("tag"),
+                    f"tag '{name}' is already defined on line {first_line[name]}",
+                )
+            )
             continue
         tags[name] = desc
         first_line[name] = entry.location.line
