@@ -13,12 +13,11 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from importlib import resources
+from pathlib import Path
 from typing import TextIO
 
 from opgen import __version__
 from opgen.diagnostics import Diagnostic, SpecError, render
-from opgen.dump import dump_lines
 from opgen.spec import Spec, load_spec
 
 
@@ -30,7 +29,7 @@ class SpecPaths:
 
 def bundled_example() -> SpecPaths:
     """The example spec shipped with opgen."""
-    root = resources.files("opgen") / "examples"
+    root = Path(__file__).parent / "examples"  # package data, installed as plain files
     return SpecPaths(str(root / "native_functions.yaml"), str(root / "tags.yaml"))
 
 
@@ -124,6 +123,8 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def run_dump(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from opgen.dump import dump_lines  # json is not needed by the other commands
+
     spec = _load(args)
     _report(spec.warnings, err)
     for line in dump_lines(spec):

@@ -29,6 +29,12 @@ class BackendMetadata:
     structured: bool  # implemented as a structured (meta + impl) kernel
     cpp_namespace: str  # e.g. at::native
 
+    @property
+    def unstructured(self) -> BackendMetadata:
+        return (
+            self if not self.structured else BackendMetadata(self.kernel, False, self.cpp_namespace)
+        )
+
     def supports_symint(self) -> bool:
         """A kernel named `*_symint*` takes SymInt arguments as c10::SymInt."""
         return "_symint" in self.kernel

@@ -8,7 +8,7 @@ dispatch table. Every error points at the key or value at fault.
 
 from __future__ import annotations
 
-from collections.abc import Set
+from collections.abc import Iterator, Set
 from dataclasses import dataclass
 from typing import TypeVar
 
@@ -128,14 +128,14 @@ def read_entry(entry: YamlMap, options: EntryOptions) -> tuple[NativeFunction, D
         variants=_read_variants(e),
         manual_kernel_registration=e.flag("manual_kernel_registration", False),
         manual_cpp_binding=e.flag("manual_cpp_binding", False),
-        loc=Location(entry.location.file, entry.location.line),
+        loc=Location(entry.path, entry.line),
         autogen=_read_autogen(e),
         ufunc_inner_loop=_read_ufunc_inner_loop(e, func, structured, dispatch),
         structured=structured,
         structured_delegate=structured_delegate,
         structured_inherits=_read_structured_inherits(e),
         precomputed=precomputed,
-        cpp_no_default_args=_read_cpp_no_default_args(e),
+        cpp_no_default_args=_read_cpp_no_default_args(e, func),
         is_abstract=abstract or structured_delegate is not None,
         has_composite_implicit_autograd_kernel=CIA in dispatch,
         has_composite_implicit_autograd_nested_tensor_kernel=CIA_NESTED in dispatch,
@@ -143,6 +143,7 @@ def read_entry(entry: YamlMap, options: EntryOptions) -> tuple[NativeFunction, D
         has_composite_explicit_autograd_non_functional_kernel=CEA_NON_FUNCTIONAL in dispatch,
         tags=_read_tags(e, namespace, func, options.valid_tags),
         field_locations=entry.value_locations,
+        namespace_prefix=len(entry["func"]) - len(func.text),  # type: ignore[arg-type]
     )
     if f.is_view_op and func.name.name.inplace and "inplace_view" not in f.tags:
         raise SpecError(
@@ -157,9 +158,12 @@ def _read_func(e: _Entry) -> tuple[str, FunctionSchema]:
     head = text.partition("(")[0]
     namespace, sep, _ = head.rpartition("::")
     if "::" in namespace:
-        raise SpecError(f"operator namespace '{namespace}' has more than one level", e.at("func"))
+        raise SpecError(
+            f"operator namespace '{namespace}' has more than one level",
+            e.at("func").shifted(0, len(namespace)),
+        )
     if sep and not namespace:
-        raise SpecError("empty operator namespace before '::'", e.at("func"))
+        raise SpecError("empty operator namespace before '::'", e.at("func").shifted(0, 2))
     skip = len(namespace) + len(sep)
     try:
         return namespace or "aten", FunctionSchema.parse(text[skip:])
@@ -241,7 +245,9 @@ def _read_precomputed(e: _Entry, structured: bool) -> Precompute | None:
     if value is None:
         return None
     if not structured:
-        raise SpecError("'precomputed' requires 'structured: True'", e.at("precomputed"))
+        raise SpecError(
+            "'precomputed' requires 'structured: True'", e.entry.key_location("precomputed")
+        )
     if not isinstance(value, list):
         raise SpecError(
             f"'precomputed' must be a list of strings, not {_describe(value)}", e.at("precomputed")
@@ -258,8 +264,16 @@ def _read_precomputed(e: _Entry, structured: bool) -> Precompute | None:
         raise e.schema_error("precomputed", error) from None
 
 
-def _read_cpp_no_default_args(e: _Entry) -> frozenset[str]:
+def _read_cpp_no_default_args(e: _Entry, func: FunctionSchema) -> frozenset[str]:
     value = e.get("cpp_no_default_args", list, [], "a list of argument names")
+    defaulted = {a.name for a in func.arguments.flat_all if a.default is not None}
+    for i, name in enumerate(value):
+        if name not in defaulted:
+            where = value.item_locations[i] if isinstance(value, YamlList) else e.at("func")
+            raise SpecError(
+                f"cpp_no_default_args names '{name}', which is not an argument with a default",
+                where,
+            )
     return frozenset(str(v) for v in value)
 
 
@@ -321,57 +335,87 @@ def _read_dispatch(
     if e.entry.get("manual_kernel_registration") is True:
         raise SpecError(
             "'dispatch' has no effect with 'manual_kernel_registration: True'; remove one of them",
-            e.at("dispatch"),
+            e.entry.key_location("dispatch"),
         )
     dispatch: Dispatch = {}
     listed = 0
     redundant_cia = False
     for keys, kernel in raw.items():
-        where = raw.key_location(keys)
         if not isinstance(keys, str):
-            raise SpecError(f"dispatch keys must be names, not {_describe(keys)}", where)
+            raise SpecError(
+                f"dispatch keys must be names, not {_describe(keys)}", raw.key_location(keys)
+            )
         if not isinstance(kernel, str):
             raise SpecError(
                 f"a kernel must be a name, not {_describe(kernel)}", raw.value_location(keys)
             )
-        offset = 0
-        for piece in keys.split(","):
-            key = _read_dispatch_key(
-                piece,
-                where.shifted(offset + len(piece) - len(piece.lstrip()), len(piece.strip())),
-                dispatch,
-            )
-            offset += len(piece) + 1
-            listed += 1
-            if key in options.ignore_keys:
-                continue
-            dispatch[key] = _kernel(
-                kernel, raw.value_location(keys), structured and key in STRUCTURED_DISPATCH_KEYS
-            )
-            redundant_cia |= key is CIA and kernel == cpp.name(func)
+        try:
+            metadata = _kernel(kernel, structured)
+            for key in _read_dispatch_keys(keys, dispatch):
+                listed += 1
+                if key in options.ignore_keys:
+                    continue
+                dispatch[key] = (
+                    metadata if key in STRUCTURED_DISPATCH_KEYS else metadata.unstructured
+                )
+                redundant_cia |= key is CIA and kernel == cpp.name(func)
+        except _KernelError as error:
+            raise error.at(raw.value_location(keys)) from None
+        except SchemaError as error:
+            raise error.at(raw.key_location(keys)) from None
     _check_dispatch(e, func, dispatch, listed, redundant_cia, delegate)
     abstract = set(dispatch) not in ({CIA}, {CIA_NESTED}, {CIA, CIA_NESTED})
     return dispatch, abstract
 
 
-def _read_dispatch_key(name: str, where: Location, seen: Dispatch) -> DispatchKey:
-    name = name.strip()
-    key = DispatchKey.maybe_parse(name)
-    if key is None:
-        raise SpecError(f"unknown dispatch key '{name}'", where)
-    if key not in SUPPORTED_DISPATCH_KEYS:
-        raise SpecError(
-            f"dispatch key '{name}' cannot have kernels in native_functions.yaml", where
-        )
-    if key in seen:
-        raise SpecError(f"dispatch key '{name}' is given more than once", where)
-    return key
+class _KernelError(SchemaError):
+    """An error in a kernel name (the value of a dispatch line, not its keys)."""
 
 
-def _kernel(text: str, where: Location, structured: bool) -> BackendMetadata:
+def _read_dispatch_keys(keys: str, seen: Dispatch) -> Iterator[DispatchKey]:
+    """The keys of one dispatch line, `CPU, CUDA`; errors are SchemaErrors in `keys`."""
+    offset = 0
+    for piece in keys.split(","):
+        name = piece.strip()
+        at = offset + len(piece) - len(piece.lstrip())
+        offset += len(piece) + 1
+        key = DispatchKey.maybe_parse(name)
+        if key is None:
+            hint = " (a trailing comma?)" if not name else ""
+            raise SchemaError(f"unknown dispatch key '{name}'{hint}", at, max(len(name), 1))
+        if key not in SUPPORTED_DISPATCH_KEYS:
+            raise SchemaError(
+                f"dispatch key '{name}' cannot have kernels in native_functions.yaml", at, len(name)
+            )
+        if key in seen:
+            raise SchemaError(f"dispatch key '{name}' is given more than once", at, len(name))
+        if key in COMPOSITE_DISPATCH_KEYS and not _composites_compatible(key, seen):
+            raise SchemaError(
+                "at most one of CompositeExplicitAutograd, CompositeExplicitAutogradNonFunctional "
+                "and CompositeImplicitAutograd may have a kernel: each subsumes the others",
+                at,
+                len(name),
+            )
+        yield key
+
+
+def _composites_compatible(key: DispatchKey, seen: Dispatch) -> bool:
+    """Only CompositeImplicitAutogradNestedTensor may join one other composite key
+    (not CompositeExplicitAutogradNonFunctional)."""
+    composites = {key, *(COMPOSITE_DISPATCH_KEYS & set(seen))}
+    if len(composites) == 1:
+        return True
+    return (
+        len(composites) == 2 and CIA_NESTED in composites and CEA_NON_FUNCTIONAL not in composites
+    )
+
+
+def _kernel(text: str, structured: bool) -> BackendMetadata:
     namespace, _, name = text.rpartition("::")
     if namespace.count("::") > 2:
-        raise SpecError(f"kernel namespace '{namespace}' has more than three levels", where)
+        raise _KernelError(
+            f"kernel namespace '{namespace}' has more than three levels", 0, len(namespace)
+        )
     return BackendMetadata(name, structured, f"{namespace or 'at'}::native")
 
 
@@ -394,9 +438,11 @@ def _check_dispatch(
     redundant_cia: bool,
     delegate: OperatorName | None,
 ) -> None:
-    where = e.at("dispatch")
     if listed == 1 and redundant_cia:
-        raise SpecError("this dispatch table only repeats the default; delete it", where)
+        raise SpecError(
+            "this dispatch table only repeats the default; delete it",
+            e.entry.key_location("dispatch"),
+        )
     if (
         delegate is None
         and listed == 1
@@ -406,24 +452,14 @@ def _check_dispatch(
         raise SpecError(
             f"a lone CompositeImplicitAutograd kernel must be named '{cpp.name(func)}' "
             f"(then delete the dispatch table), not '{dispatch[CIA].kernel}'",
-            where,
-        )
-    composites = COMPOSITE_DISPATCH_KEYS & set(dispatch)
-    allowed_pair = (
-        len(composites) == 2 and CEA_NON_FUNCTIONAL not in composites and CIA_NESTED in composites
-    )
-    if len(composites) > 1 and not allowed_pair:
-        raise SpecError(
-            "at most one of CompositeExplicitAutograd, CompositeExplicitAutogradNonFunctional "
-            "and CompositeImplicitAutograd may have a kernel: each subsumes the others",
-            where,
+            e.at("dispatch"),
         )
     if delegate is not None:
         for key in sorted(STRUCTURED_DISPATCH_KEYS & set(dispatch), key=lambda k: k.value):
             raise SpecError(
                 f"a structured_delegate operator gets its {key} kernel from the delegate; "
                 f"remove {key} from the dispatch table",
-                where,
+                e.at("dispatch"),
             )
 
 
@@ -431,6 +467,8 @@ def _read_ufunc_inner_loop(
     e: _Entry, func: FunctionSchema, structured: bool, dispatch: Dispatch
 ) -> dict[UfuncKey, UfuncInnerLoop]:
     raw = e.entry.get("ufunc_inner_loop", {})
+    if isinstance(raw, dict) and not raw:
+        return {}
     where = e.at("ufunc_inner_loop")
     loops: dict[UfuncKey, UfuncInnerLoop] = {}
     items: list[tuple[object, object, Location]]

@@ -49,9 +49,18 @@ class NodeLocations(Mapping[object, Location]):
 class YamlMap(dict[object, object]):
     """A mapping with the location of the mapping and of each key and value."""
 
-    location: Location
+    path: str
+    node: yaml.Node
     key_locations: Mapping[object, Location]
     value_locations: Mapping[object, Location]
+
+    @property
+    def location(self) -> Location:
+        return _location(self.path, self.node)
+
+    @property
+    def line(self) -> int:
+        return int(self.node.start_mark.line) + 1
 
     def value_location(self, key: object) -> Location:
         return self.value_locations.get(key, self.location)
@@ -82,7 +91,8 @@ def _location(path: str, node: yaml.Node) -> Location:
         col += 1  # point inside the quotes, at the text itself
     length = 1
     if isinstance(node, yaml.ScalarNode) and node.end_mark.line == mark.line:
-        length = max(1, node.end_mark.column - mark.column)
+        quotes = 2 if node.style in _QUOTED_STYLES else 0
+        length = max(1, node.end_mark.column - mark.column - quotes)
     return Location(path, mark.line + 1, col, length)
 
 
@@ -111,7 +121,8 @@ class _Builder:
 
     def _build_map(self, node: yaml.MappingNode) -> YamlMap:
         mapping = YamlMap()
-        mapping.location = _location(self.path, node)
+        mapping.path = self.path
+        mapping.node = node
         key_nodes: dict[object, yaml.Node] = {}
         value_nodes: dict[object, yaml.Node] = {}
         mapping.key_locations = NodeLocations(self.path, key_nodes)
@@ -169,6 +180,21 @@ def _problem(error: yaml.YAMLError) -> str:
     return str(error)
 
 
+def _yaml_error(path: str, e: yaml.MarkedYAMLError) -> SpecError:
+    """Point at where the unfinished construct starts, if PyYAML says, else at the problem."""
+    problem, context = e.problem_mark, e.context_mark
+    if context is not None and problem is not None and e.context and context.line != problem.line:
+        construct = e.context.removeprefix("while parsing ").removeprefix("a ")
+        message = (
+            f"invalid YAML: {e.problem} (line {problem.line + 1}, column {problem.column + 1}) "
+            f"while parsing the {construct} that starts here"
+        )
+        return SpecError(message, Location(path, context.line + 1, context.column + 1))
+    mark = problem or context
+    location = Location(path, mark.line + 1, mark.column + 1) if mark else Location(path, 1)
+    return SpecError(f"invalid YAML: {_problem(e)}", location)
+
+
 def read_text(path: str) -> str:
     """The file's text, decoded as UTF-8; a SpecError if it cannot be read."""
     try:
@@ -195,9 +221,7 @@ def parse_yaml(path: str, text: str) -> YamlDocument:
     try:
         node = yaml.compose(text, Loader=_Loader)
     except yaml.MarkedYAMLError as e:
-        mark = e.problem_mark or e.context_mark
-        location = Location(path, mark.line + 1, mark.column + 1) if mark else Location(path, 1)
-        raise SpecError(f"invalid YAML: {_problem(e)}", location) from None
+        raise _yaml_error(path, e) from None
     except yaml.YAMLError as e:
         raise SpecError(f"invalid YAML: {e}", Location(path, 1)) from None
     if node is None:

@@ -206,7 +206,7 @@ def _check_delegate(
 def _check_keyword_arguments(f: NativeFunction) -> list[Diagnostic]:
     return [
         Diagnostic(
-            f.location_of("func"),
+            f.schema_location(f.func.span(a)[0] + len(str(a.type)) + 1, len(a.name)),
             f"argument '{a.name}' of '{f.func.name}' is a Python keyword; rename it",
         )
         for a in f.func.arguments.flat_all

@@ -52,9 +52,22 @@ class NativeFunction:
     tags: frozenset[str]
     # Where each field was written, for diagnostics about it.
     field_locations: Mapping[object, Location] = field(default_factory=dict, repr=False)
+    # Characters before the schema in the `func:` value: `ns::`, if written.
+    namespace_prefix: int = 0
 
     def location_of(self, key: str) -> Location:
-        return self.field_locations.get(key, self.loc)
+        """Where `key` was written; else the operator's name in `func:`."""
+        location = self.field_locations.get(key)
+        if location is not None:
+            return location
+        return self.schema_location(0, len(str(self.func.name)))
+
+    def schema_location(self, offset: int, length: int) -> Location:
+        """A span of the schema text, e.g. from `FunctionSchema._span`."""
+        func = self.field_locations.get("func")
+        if func is None:  # a derived operator: no text of its own
+            return self.loc
+        return func.shifted(self.namespace_prefix + offset, length)
 
     def __post_init__(self) -> None:
         func, kind = self.func, self.func.kind
@@ -80,12 +93,6 @@ class NativeFunction:
             raise SpecError(
                 "structured kernels always use a device guard; remove 'device_guard: False'",
                 self.location_of("device_guard"),
-            )
-        defaulted = {a.name for a in func.schema_order_arguments() if a.default is not None}
-        for name in sorted(self.cpp_no_default_args - defaulted):
-            raise SpecError(
-                f"cpp_no_default_args names '{name}', which is not an argument with a default",
-                self.location_of("cpp_no_default_args"),
             )
         if self.structured_inherits is not None and not self.structured:
             raise SpecError(

@@ -22,16 +22,26 @@ Structure, as the rest of opgen sees it:
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import re
 import string
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from typing import TypeVar, cast
 
 from opgen.cached import cached
 from opgen.diagnostics import Location, SpecError
 from opgen.spec.keys import SchemaKind
+
+_KIND_PHRASES = {
+    SchemaKind.functional: "a functional operator",
+    SchemaKind.inplace: "an inplace operator",
+    SchemaKind.out: "an out= operator",
+    SchemaKind.mutable: "a mutable operator",
+    SchemaKind.scratch: "a scratch operator",
+}
 
 
 class SchemaError(SpecError):
@@ -298,6 +308,14 @@ _ANNOTATABLE = ("Tensor", "Tensor?", "Tensor[]")
 def _parse_annotated_type(text: str, offset: int) -> tuple[Type, Annotation | None]:
     m = _ANNOTATED_TENSOR.match(text)
     if m is None:
+        paren = text.find("(")
+        if paren > 0 and text[:paren] in _BASE_TYPES:
+            raise SchemaError(
+                "alias annotations are allowed only on Tensor types (Tensor, Tensor?, Tensor[]), "
+                f"not on '{text[:paren]}'",
+                offset + paren,
+                len(text) - paren,
+            )
         return Type.parse(text, offset), None
     suffix = m.group(2)
     if suffix not in ("", "?", "[]"):
@@ -327,28 +345,7 @@ class Argument:
 
     @staticmethod
     def parse(text: str, offset: int = 0) -> Argument:
-        if "=" in text:
-            if text.count("=") != 1:
-                second = text.index("=", text.index("=") + 1)
-                raise SchemaError(f"argument '{text}' has more than one '='", offset + second)
-            declaration, default = text.split("=")
-            if default == "":
-                raise SchemaError(f"argument '{text}' has an empty default", offset + len(text))
-        else:
-            declaration, default = text, None
-        type_text, space, name = declaration.rpartition(" ")
-        if not space:
-            raise SchemaError(
-                f"argument '{text}' needs a type and a name, separated by a space",
-                offset,
-                len(text),
-            )
-        if not _IDENTIFIER.match(name):
-            raise SchemaError(
-                f"invalid argument name '{name}'", offset + len(type_text) + 1, max(len(name), 1)
-            )
-        type, annotation = _parse_annotated_type(type_text, offset)
-        return Argument(name, type, default, annotation)
+        return _memoized(_parse_argument, text, offset)
 
     @property
     def is_write(self) -> bool:
@@ -363,6 +360,27 @@ class Argument:
         return text if self.default is None else f"{text}={self.default}"
 
 
+def _parse_argument(text: str) -> Argument:
+    if "=" in text:
+        if text.count("=") != 1:
+            second = text.index("=", text.index("=") + 1)
+            raise SchemaError(f"argument '{text}' has more than one '='", second)
+        declaration, default = text.split("=")
+        if default == "":
+            raise SchemaError(f"argument '{text}' has an empty default", len(text))
+    else:
+        declaration, default = text, None
+    type_text, space, name = declaration.rpartition(" ")
+    if not space:
+        raise SchemaError(
+            f"argument '{text}' needs a type and a name, separated by a space", 0, len(text)
+        )
+    if not _IDENTIFIER.match(name):
+        raise SchemaError(f"invalid argument name '{name}'", len(type_text) + 1, max(len(name), 1))
+    type, annotation = _parse_annotated_type(type_text, 0)
+    return Argument(name, type, default, annotation)
+
+
 @dataclass(frozen=True)
 class Return:
     name: str | None
@@ -371,17 +389,7 @@ class Return:
 
     @staticmethod
     def parse(text: str, offset: int = 0) -> Return:
-        type_text, space, name = text.rpartition(" ")
-        if not space:
-            type_text, name_or_none = text, None
-        else:
-            if not _IDENTIFIER.match(name):
-                raise SchemaError(
-                    f"invalid return name '{name}'", offset + len(type_text) + 1, max(len(name), 1)
-                )
-            name_or_none = name
-        type, annotation = _parse_annotated_type(type_text, offset)
-        return Return(name_or_none, type, annotation)
+        return _memoized(_parse_return, text, offset)
 
     @property
     def is_write(self) -> bool:
@@ -394,6 +402,54 @@ class Return:
     def _text(self) -> str:
         text = _annotated_str(self.type, self.annotation)
         return text if self.name is None else f"{text} {self.name}"
+
+
+def _parse_return(text: str) -> Return:
+    arrow = text.find(" -> ")
+    if arrow >= 0 and text.startswith("Tensor("):
+        annotation = text[
+            len("Tensor(") : text.find(")", arrow) if ")" in text[arrow:] else len(text)
+        ]
+        raise SchemaError(
+            f"invalid alias annotation '{annotation}' on a return: '-> ...' (what an argument "
+            "aliases after the call) is allowed only on arguments",
+            len("Tensor("),
+            len(annotation),
+        )
+    type_text, space, name = text.rpartition(" ")
+    if not space:
+        type_text, name_or_none = text, None
+    else:
+        if not _IDENTIFIER.match(name):
+            raise SchemaError(
+                f"invalid return name '{name}'", len(type_text) + 1, max(len(name), 1)
+            )
+        name_or_none = name
+    type, annotation = _parse_annotated_type(type_text, 0)
+    return Return(name_or_none, type, annotation)
+
+
+T = TypeVar("T")
+
+
+@functools.lru_cache(maxsize=8192)
+def _memo(parse: Callable[[str], object], text: str) -> object:
+    return parse(text)
+
+
+def _memoized(parse: Callable[[str], T], text: str, offset: int) -> T:
+    """`parse(text)`, reusing earlier results, with errors shifted by `offset`.
+
+    A spec repeats the same few argument and return texts thousands of times
+    ('Tensor self', 'Scalar alpha=1'); their parsed objects are immutable, so
+    one object serves every occurrence. This memo of a pure function is the
+    only cache in the parser, and nothing depends on its contents.
+    """
+    try:
+        return cast(T, _memo(parse, text))
+    except SchemaError as error:
+        error.offset += offset
+        raise
 
 
 @dataclass(frozen=True)
@@ -687,6 +743,10 @@ class BaseOperatorName:
         return BaseOperatorName(base, inplace, dunder is not None, functional)
 
     def __str__(self) -> str:
+        return self._text
+
+    @cached
+    def _text(self) -> str:
         if self.dunder_method:
             return f"__{'i' if self.inplace else ''}{self.base}__"
         if self.inplace:
@@ -711,6 +771,10 @@ class OperatorName:
         return OperatorName(BaseOperatorName.parse(base, offset), overload)
 
     def __str__(self) -> str:
+        return self._text
+
+    @cached
+    def _text(self) -> str:
         return f"{self.name}.{self.overload_name}" if self.overload_name else str(self.name)
 
     def unambiguous_name(self) -> str:
@@ -753,82 +817,128 @@ class FunctionSchema:
         arguments = Arguments.parse(text[open_paren + 1 : arrow], open_paren + 1)
         returns = _parse_returns(text[arrow + 5 :], arrow + 5)
         schema = FunctionSchema(name, arguments, returns)
-        schema.validate()
         _check_canonical(schema, text, 0, "schema")  # a safety net: the parts parse exactly
         schema.__dict__["text"] = text  # prime the cached property
+        schema.validate()
         return schema
 
     def validate(self) -> None:
-        """The invariants every schema of an operator must satisfy; raises SchemaError."""
+        """The invariants every schema of an operator must satisfy; raises SchemaError.
+
+        Errors point into the canonical text, which is the parsed text.
+        """
         args = self.arguments
         for arg, ret in zip(args.out, self.returns, strict=False):
             if arg.annotation != ret.annotation:
                 raise SchemaError(
-                    f"return {ret} must alias out argument '{arg.name}' (the i-th return "
-                    f"corresponds to the i-th out argument)"
+                    f"return '{ret}' must alias out argument '{arg.name}' (the i-th return "
+                    "corresponds to the i-th out argument)",
+                    *self.span(ret),
                 )
         for a in args.post_self_positional_mutable:
             if any(a.annotation == r.annotation for r in self.returns):
-                raise SchemaError(f"mutable positional argument '{a.name}' must not be returned")
+                raise SchemaError(
+                    f"mutable positional argument '{a.name}' must not be returned", *self.span(a)
+                )
         out_and_self = [*args.out, *(a for a in args.flat_positional if a.name == "self")]
         mutable_returns = [r for r in self.returns if r.is_write]
         if mutable_returns and len(mutable_returns) != len(self.returns):
             raise SchemaError(
-                "returns must be either all mutable (aliasing written arguments) or all immutable"
+                "returns must be either all mutable (aliasing written arguments) or all immutable",
+                *self.span(self.returns),
             )
         for r in mutable_returns:
             if not any(r.annotation == a.annotation for a in out_and_self):
                 raise SchemaError(
-                    f"mutable return {r} must alias a keyword-only out argument or 'self'; "
-                    "did you forget to mark an out argument as keyword-only?"
+                    f"mutable return '{r}' must alias a keyword-only out argument or 'self'; "
+                    "did you forget to mark an out argument as keyword-only?",
+                    *self.span(r),
                 )
         if args.out:
             if any(a.type != TENSOR for a in args.out):
                 if self.returns:
                     raise SchemaError(
                         "an out= operator whose out arguments are not all plain Tensors "
-                        "must return nothing"
+                        "must return nothing",
+                        *self.span(self.returns),
                     )
             else:
                 real_outs = [a for a in args.out if not a.name.startswith("_scratch_")]
                 if len(real_outs) != len(self.returns):
                     raise SchemaError(
                         f"an out= operator must return all of its {len(real_outs)} "
-                        f"non-scratch out arguments or nothing, not {len(self.returns)} values"
+                        f"non-scratch out arguments or nothing, not {len(self.returns)} values",
+                        *self.span(self.returns),
                     )
         if self.name.name.inplace:
-            self_arg = args.self_arg
-            if self_arg is None or not self_arg.argument.is_write:
-                raise SchemaError(
-                    f"inplace operator '{self.name}' needs a mutable 'self' argument, "
-                    "e.g. 'Tensor(a!) self'"
-                )
-            if self_arg.argument.type == TENSOR:
-                if (
-                    len(self.returns) != 1
-                    or self.returns[0].annotation != self_arg.argument.annotation
-                ):
-                    raise SchemaError(
-                        f"inplace operator '{self.name}' with a Tensor 'self' must return self"
-                    )
-            elif self.returns:
-                raise SchemaError(
-                    f"inplace operator '{self.name}' whose 'self' is not a Tensor "
-                    "must return nothing"
-                )
-            if args.out:
-                raise SchemaError(f"operator '{self.name}' cannot be both inplace and out=")
+            self._validate_inplace()
         kind = self._compute_kind()
-        if args.tensor_options is not None and kind is not SchemaKind.functional:
+        options = args.tensor_options
+        if options is not None and kind is not SchemaKind.functional:
+            start = self.span(options.dtype)[0]
+            end = sum(self.span(options.pin_memory))
             raise SchemaError(
                 "TensorOptions arguments (dtype, layout, device, pin_memory) are allowed "
-                f"only in functional (factory) operators, not in a {kind.value} one"
+                f"only in functional (factory) operators, not in {_KIND_PHRASES[kind]}",
+                start,
+                end - start,
             )
         if self.is_functional_fn() and kind is not SchemaKind.functional:
             raise SchemaError(
                 f"overload name '{self.name.overload_name}' contains 'functional', which is "
-                f"reserved for functional operators, but this one is {kind.value}"
+                f"reserved for functional operators, not {_KIND_PHRASES[kind]}",
+                len(str(self.name.name)) + 1,
+                len(self.name.overload_name),
             )
+
+    def _validate_inplace(self) -> None:
+        args = self.arguments
+        self_arg = args.self_arg.argument if args.self_arg is not None else None
+        if self_arg is None or not self_arg.is_write:
+            raise SchemaError(
+                f"inplace operator '{self.name}' needs a mutable 'self' argument, "
+                "e.g. 'Tensor(a!) self'",
+                *(self.span(self_arg) if self_arg is not None else (0, len(str(self.name)))),
+            )
+        if self_arg.type == TENSOR:
+            if len(self.returns) != 1 or self.returns[0].annotation != self_arg.annotation:
+                raise SchemaError(
+                    f"inplace operator '{self.name}' with a Tensor 'self' must return self, "
+                    f"written '{_annotated_str(self_arg.type, self_arg.annotation)}'",
+                    *self.span(self.returns),
+                )
+        elif self.returns:
+            raise SchemaError(
+                f"inplace operator '{self.name}' whose 'self' is not a Tensor must return nothing",
+                *self.span(self.returns),
+            )
+        if args.out:
+            raise SchemaError(
+                f"operator '{self.name}' cannot be both inplace and out=", *self.span(args.out[0])
+            )
+
+    def span(self, part: Argument | Return | tuple[Return, ...]) -> tuple[int, int]:
+        """Offset and length of an argument, a return or all returns in the schema text."""
+        offset = len(str(self.name)) + 1
+        args = self.arguments
+        pieces: list[object] = [*args.flat_positional]
+        if args.flat_kwarg_only or args.out:
+            pieces.append("*")
+        pieces += [*args.flat_kwarg_only, *args.out]
+        for piece in pieces:
+            if piece is part:
+                return offset, len(str(piece))
+            offset += len(str(piece)) + 2
+        offset += 3 if pieces else 5  # past ") -> " (the loop added ", " after the last piece)
+        returns_text = str(self).rpartition(") -> ")[2]
+        if isinstance(part, tuple):
+            return offset, len(returns_text)
+        offset += len(self.returns) != 1  # "("
+        for r in self.returns:
+            if r is part:
+                return offset, len(str(r))
+            offset += len(str(r)) + 2
+        raise AssertionError(f"{part} is not part of {self}")
 
     def _compute_kind(self) -> SchemaKind:
         args = self.arguments
@@ -900,6 +1010,8 @@ class FunctionSchema:
 
     @cached
     def _view_signature(self) -> FunctionSchema:
+        if not self.name.name.base.endswith(("_copy", "_scatter")):
+            return self._signature  # nothing to strip
         return self._derive_signature(False, True, False)
 
     def signature(
