@@ -407,14 +407,13 @@ class Return:
 def _parse_return(text: str) -> Return:
     arrow = text.find(" -> ")
     if arrow >= 0 and text.startswith("Tensor("):
-        annotation = text[
-            len("Tensor(") : text.find(")", arrow) if ")" in text[arrow:] else len(text)
-        ]
+        close = text.find(")", arrow)
+        written = text[len("Tensor(") : close if close >= 0 else len(text)]
         raise SchemaError(
-            f"invalid alias annotation '{annotation}' on a return: '-> ...' (what an argument "
+            f"invalid alias annotation '{written}' on a return: '-> ...' (what an argument "
             "aliases after the call) is allowed only on arguments",
             len("Tensor("),
-            len(annotation),
+            len(written),
         )
     type_text, space, name = text.rpartition(" ")
     if not space:
