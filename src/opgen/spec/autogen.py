@@ -115,12 +115,9 @@ def pre_group(functions: Iterable[NativeFunction]) -> dict[FunctionSchema, PreGr
 
 def derive_functions(
     pre_groups: Iterable[PreGroup],
-) -> list[tuple[NativeFunction, BackendMetadata]]:
-    """The derived functions, each with its CompositeExplicitAutograd kernel."""
-    derived: list[tuple[NativeFunction, BackendMetadata]] = []
-    for group in pre_groups:
-        derived.extend(_derive_group(group))
-    return derived
+) -> list[tuple[PreGroup, NativeFunction, BackendMetadata]]:
+    """The derived functions, each with its group and its CompositeExplicitAutograd kernel."""
+    return [(group, f, metadata) for group in pre_groups for f, metadata in _derive_group(group)]
 
 
 def _skips_derivation(group: PreGroup) -> bool:

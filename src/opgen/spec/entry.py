@@ -66,7 +66,9 @@ class _Entry:
         return self.entry.value_location(key)
 
     def get(self, key: str, kind: type[T], default: T, what: str) -> T:
-        value = self.entry.get(key, default)
+        if key not in self.entry:
+            return default
+        value = self.entry[key]
         if value is None and default is None:
             return default
         if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):

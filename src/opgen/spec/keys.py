@@ -6,7 +6,14 @@ enumeration, so each enumeration lists its members in c10's order.
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import Enum as _Enum
+
+
+class Enum(_Enum):
+    """An Enum hashed by identity: members are singletons, and Enum's own
+    `hash(name)` is a Python-level call on every dict and set lookup."""
+
+    __hash__ = object.__hash__
 
 
 class DispatchKey(Enum):

@@ -132,7 +132,7 @@ class _Builder:
             if key_node.tag == _MERGE_TAG:
                 merged.extend(self._merge_sources(value_node))
                 continue
-            key = self.build(key_node)
+            key = key_node.value if key_node.tag == _STR_TAG else self.build(key_node)
             try:
                 duplicate = key in mapping
             except TypeError:  # an unhashable key, e.g. a list
@@ -148,7 +148,9 @@ class _Builder:
                     )
                 )
                 continue
-            mapping[key] = self.build(value_node)
+            # Most values are plain strings: skip the call for them.
+            is_str = value_node.tag == _STR_TAG and isinstance(value_node, yaml.ScalarNode)
+            mapping[key] = value_node.value if is_str else self.build(value_node)
             key_nodes[key] = key_node
             value_nodes[key] = value_node
         for source in merged:  # explicit keys win over merged ones

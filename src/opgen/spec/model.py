@@ -114,10 +114,11 @@ def _build(
     if errors:
         raise SpecError.of(_limited(errors))
     _check_across_entries(functions)
-    for f, metadata in derive_functions(pre_group(functions).values()):
+    pre_groups = list(pre_group(functions).values())
+    for group, f, metadata in derive_functions(pre_groups):
+        group[f.func.kind] = f
         functions.append(f)
         kernels.setdefault(DispatchKey.CompositeExplicitAutograd, {})[f.func.name] = metadata
-    pre_groups = list(pre_group(functions).values())
     return Spec(
         functions=tuple(functions),
         backend_indices={k: BackendIndex.in_tree(k, v) for k, v in kernels.items()},
