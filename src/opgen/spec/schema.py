@@ -63,7 +63,7 @@ _OVERLOAD = re.compile(r"[A-Za-z0-9_]*\Z")
 
 
 def _check_canonical(parsed: object, text: str, offset: int, what: str) -> None:
-    printed = parsed.text if isinstance(parsed, FunctionSchema) else str(parsed)
+    printed = parsed._render() if isinstance(parsed, FunctionSchema) else str(parsed)
     if printed == text:
         return
     at = next(
@@ -1001,7 +1001,7 @@ class FunctionSchema:
     @cached
     def text(self) -> str:
         """The canonical schema text, `str(self)`, computed once."""
-        return str(self)
+        return self._render()
 
     @cached
     def _signature(self) -> FunctionSchema:
@@ -1051,15 +1051,25 @@ class FunctionSchema:
             if a.is_write and not any(a.annotation == r.annotation for r in self.returns)
         )
         kept = tuple(
-            Return(r.name if keep_return_names else None, r.type, None) for r in self.returns
+            r
+            if r.annotation is None and (keep_return_names or r.name is None)
+            else Return(r.name if keep_return_names else None, r.type, None)
+            for r in self.returns
         )
         arguments = args.signature(strip_default=strip_default)
         if str(self.name) == "bernoulli.p":
             # bernoulli.p has no default for p, but bernoulli_.float has one;
             # giving it one lets the two variants pair up.
             arguments = _with_default(arguments, "p", "0.5")
-        name = BaseOperatorName(base, False, self.name.name.dunder_method)
-        return FunctionSchema(OperatorName(name, ""), arguments, kept + from_mutable)
+        name = self.name
+        if (
+            name.overload_name
+            or name.name.inplace
+            or name.name.functional_overload
+            or (base != name.name.base)
+        ):
+            name = OperatorName(BaseOperatorName(base, False, name.name.dunder_method), "")
+        return FunctionSchema(name, arguments, kept + from_mutable)
 
     def view_signature(self) -> FunctionSchema:
         return self.signature(strip_view_copy_name=True)
@@ -1068,6 +1078,9 @@ class FunctionSchema:
         return FunctionSchema(name, self.arguments, self.returns)
 
     def __str__(self) -> str:
+        return self.text
+
+    def _render(self) -> str:
         if len(self.returns) == 1:
             returns = str(self.returns[0])
         else:
