@@ -32,8 +32,11 @@ def torchgen_group_summary(native_yaml: str, tags_yaml: str) -> dict[str, list[l
         if isinstance(g, NativeFunctionsGroup)
     ]
     views = [
-        [str(g.view.func.name), str(g.view_inplace.func.name) if g.view_inplace else "",
-         str(g.view_copy.func.name) if g.view_copy else ""]
+        [
+            str(g.view.func.name),
+            str(g.view_inplace.func.name) if g.view_inplace else "",
+            str(g.view_copy.func.name) if g.view_copy else "",
+        ]
         for g in get_grouped_by_view_native_functions(fs)
         if isinstance(g, NativeFunctionsViewGroup)
     ]
