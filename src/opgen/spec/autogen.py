@@ -149,10 +149,15 @@ def _derive_group(group: PreGroup) -> Iterator[tuple[NativeFunction, BackendMeta
     if inplace is not None and str(inplace.func.name) in UNPAIRED_INPLACE_OPERATORS:
         return
     base = next(
-        group[k]
-        for k in (SchemaKind.mutable, SchemaKind.inplace, SchemaKind.out, SchemaKind.functional)
-        if k in group
+        (
+            group[k]
+            for k in (SchemaKind.mutable, SchemaKind.inplace, SchemaKind.out, SchemaKind.functional)
+            if k in group
+        ),
+        None,
     )
+    if base is None:  # only a scratch variant: nothing to derive from
+        return
     can_have_out = base.func.kind is SchemaKind.inplace or any(
         r.type.is_tensor_like() for r in base.func.returns
     )

@@ -270,7 +270,7 @@ def _read_cpp_no_default_args(e: _Entry, func: FunctionSchema) -> frozenset[str]
     value = e.get("cpp_no_default_args", list, [], "a list of argument names")
     defaulted = {a.name for a in func.arguments.flat_all if a.default is not None}
     for i, name in enumerate(value):
-        if name not in defaulted:
+        if not isinstance(name, str) or name not in defaulted:
             where = value.item_locations[i] if isinstance(value, YamlList) else e.at("func")
             raise SpecError(
                 f"cpp_no_default_args names '{name}', which is not an argument with a default",
@@ -310,7 +310,7 @@ def _read_tags(e: _Entry, namespace: str, func: FunctionSchema, valid: Set[str])
     if func.name.name.inplace:
         implicit.append("inplace")
     for i, tag in enumerate(value):
-        if tag not in valid:
+        if not isinstance(tag, str) or tag not in valid:
             locations = getattr(value, "item_locations", None)
             where = locations[i] if locations else e.at("tags")
             hint = " (no tags file was given)" if not valid else " (not in the tags file)"
