@@ -516,6 +516,15 @@ class Arguments:
                 star_seen = True
                 section = kwarg_only
                 continue
+            trailing = index == len(pieces) - 1 and piece.endswith(",")
+            comma = len(piece) - 1 if trailing else piece.partition("=")[0].find(",")
+            if comma >= 0:  # commas in defaults, as in `int[2] stride=[1,1]`, are fine
+                raise SchemaError(
+                    "trailing comma in argument list"
+                    if trailing
+                    else "arguments are separated by ', ' (a comma and a space)",
+                    at + comma,
+                )
             arg = Argument.parse(piece, at)
             if arg.name in seen_names:
                 declaration = piece.partition("=")[0]
@@ -555,7 +564,11 @@ class Arguments:
             post_self = positional[self_index + 1 :]
         for a in pre_self:
             if a.is_write:
-                raise SchemaError(f"argument '{a.name}' before 'self' cannot be mutable", offset)
+                raise SchemaError(
+                    f"argument '{a.name}' before 'self' cannot be mutable",
+                    offset + sum(len(str(b)) + 2 for b in positional[: positional.index(a)]),
+                    len(str(a)),
+                )
 
         pre_options: list[Argument] = []
         options: TensorOptionsArguments | None = None
@@ -865,8 +878,9 @@ class FunctionSchema:
                 real_outs = [a for a in args.out if not a.name.startswith("_scratch_")]
                 if len(real_outs) != len(self.returns):
                     raise SchemaError(
-                        f"an out= operator must return all of its {len(real_outs)} "
-                        f"non-scratch out arguments or nothing, not {len(self.returns)} values",
+                        f"an out= operator whose out arguments are plain Tensors must return "
+                        f"each of its {len(real_outs)} non-scratch out arguments, "
+                        f"not {len(self.returns)} values",
                         *self.span(self.returns),
                     )
         if self.name.name.inplace:
@@ -1106,6 +1120,8 @@ def _parse_returns(text: str, offset: int) -> tuple[Return, ...]:
     returns: list[Return] = []
     for piece, at in _split(text, offset):
         if piece == "":
+            if not text:
+                raise SchemaError("missing return type after '->'; write '()' for none", at)
             raise SchemaError("empty return in return list", at)
         returns.append(Return.parse(piece, at))
     if parenthesized and len(returns) == 1:
