@@ -25,10 +25,10 @@ from opgen.spec.schema import BaseOperatorName, FunctionSchema, OperatorName
 
 @dataclass(frozen=True, eq=False)
 class NativeFunctionsGroup:
-    functional: NativeFunction
-    inplace: NativeFunction | None
-    mutable: NativeFunction | None
-    out: NativeFunction
+    functional: NativeFunction  # `op`, or derived `op_functional` for a mutable op
+    inplace: NativeFunction | None  # `op_`
+    mutable: NativeFunction | None  # `op` with mutable positional arguments
+    out: NativeFunction  # `op.out`
 
     @property
     def structured(self) -> bool:
@@ -93,12 +93,9 @@ class NativeFunctionsGroup:
         )
 
     def functions(self) -> Iterator[NativeFunction]:
-        yield self.functional
-        yield self.out
-        if self.inplace is not None:
-            yield self.inplace
-        if self.mutable is not None:
-            yield self.mutable
+        """functional, out, then inplace and mutable where present."""
+        members = (self.functional, self.out, self.inplace, self.mutable)
+        return (f for f in members if f is not None)
 
     def signature(self) -> FunctionSchema:
         return self.out.func.signature()
@@ -198,11 +195,9 @@ class NativeFunctionsViewGroup:
                 )
 
     def functions(self, *, include_copy: bool = True) -> Iterator[NativeFunction]:
-        yield self.view
-        if self.view_inplace is not None:
-            yield self.view_inplace
-        if self.view_copy is not None and include_copy:
-            yield self.view_copy
+        """view, then the inplace view and (unless excluded) the copy, where present."""
+        members = (self.view, self.view_inplace, self.view_copy if include_copy else None)
+        return (f for f in members if f is not None)
 
     @property
     def root_name(self) -> str:

@@ -179,22 +179,25 @@ class Type:
         raise NotImplementedError
 
     def is_base_ty_like(self, base: BaseTy) -> bool:
+        """Whether `base` is the element type, looking through `?` and `[]`."""
+        raise NotImplementedError
+
+    def is_nullable(self) -> bool:
+        """Whether None is a value (an optional, or a list of optionals)."""
+        raise NotImplementedError
+
+    def is_list_like(self) -> ListType | None:
+        """The list type, looking through `?`; None for other types."""
         raise NotImplementedError
 
     def is_tensor_like(self) -> bool:
         return self.is_base_ty_like(BaseTy.Tensor)
 
-    def is_generator_like(self) -> bool:
-        return self.is_base_ty_like(BaseTy.Generator)
-
     def is_symint_like(self) -> bool:
         return self.is_base_ty_like(BaseTy.SymInt)
 
-    def is_nullable(self) -> bool:
-        raise NotImplementedError
-
-    def is_list_like(self) -> ListType | None:
-        raise NotImplementedError
+    def is_generator_like(self) -> bool:
+        return self.is_base_ty_like(BaseTy.Generator)
 
 
 def _parse_type(text: str, offset: int) -> Type:
@@ -462,13 +465,14 @@ class SelfArgument:
 class TensorOptionsArguments:
     """dtype, layout, device and pin_memory, which the C++ API packs into one value."""
 
-    dtype: Argument
-    layout: Argument
-    device: Argument
-    pin_memory: Argument
+    dtype: Argument  # ScalarType or ScalarType?
+    layout: Argument  # Layout or Layout?
+    device: Argument  # Device or Device?
+    pin_memory: Argument  # bool or bool?
 
-    def all(self) -> Sequence[Argument]:
-        return [self.dtype, self.layout, self.device, self.pin_memory]
+    def all(self) -> tuple[Argument, ...]:
+        """The four arguments, in schema order."""
+        return (self.dtype, self.layout, self.device, self.pin_memory)
 
 
 _TENSOR_OPTIONS = (
@@ -646,14 +650,18 @@ class Arguments:
     def mutable_arg_names(self) -> list[str]:
         return [a.name for a in self.flat_all if a.is_write]
 
+    def _has_non_out(self, base: BaseTy) -> bool:
+        return any(a.type.is_base_ty_like(base) for a in self.flat_non_out)
+
     def has_tensor_arg(self) -> bool:
-        return any(a.type.is_tensor_like() for a in self.flat_non_out)
+        """Any Tensor-like input (out arguments do not count)."""
+        return self._has_non_out(BaseTy.Tensor)
 
     def has_symint_arg(self) -> bool:
-        return any(a.type.is_symint_like() for a in self.flat_non_out)
+        return self._has_non_out(BaseTy.SymInt)
 
     def has_generator_arg(self) -> bool:
-        return any(a.type.is_generator_like() for a in self.flat_non_out)
+        return self._has_non_out(BaseTy.Generator)
 
     def signature(self, *, strip_default: bool = False) -> Arguments:
         """Annotations, TensorOptions and out arguments removed (see FunctionSchema.signature)."""
