@@ -145,7 +145,7 @@ def read_entry(entry: YamlMap, options: EntryOptions) -> tuple[NativeFunction, D
         has_composite_explicit_autograd_non_functional_kernel=CEA_NON_FUNCTIONAL in dispatch,
         tags=_read_tags(e, namespace, func, options.valid_tags),
         field_locations=entry.value_locations,
-        namespace_prefix=len(entry["func"]) - len(func.text),  # type: ignore[arg-type]
+        namespace_prefix=len(str(entry["func"])) - len(func.text),
     )
     if f.is_view_op and func.name.name.inplace and "inplace_view" not in f.tags:
         raise SpecError(

@@ -179,15 +179,14 @@ class NativeFunctionsViewGroup:
                 )
         inplace = self.view_inplace
         if inplace is not None:
-            both = (
-                view.has_composite_implicit_autograd_kernel
-                == inplace.has_composite_implicit_autograd_kernel
-            ) or not view.has_composite_implicit_autograd_kernel
-            nested = (
-                not view.has_composite_implicit_autograd_nested_tensor_kernel
-                or inplace.has_composite_implicit_autograd_nested_tensor_kernel
+            # A composite view's inplace view must be composite too (each kind separately).
+            implicit = view.has_composite_implicit_autograd_kernel <= (
+                inplace.has_composite_implicit_autograd_kernel
             )
-            if not both or not nested:
+            nested = view.has_composite_implicit_autograd_nested_tensor_kernel <= (
+                inplace.has_composite_implicit_autograd_nested_tensor_kernel
+            )
+            if not implicit or not nested:
                 raise SpecError(
                     f"'{view.func.name}' and '{inplace.func.name}' must both have composite "
                     "(implicit autograd) kernels, or neither",

@@ -24,7 +24,7 @@ from opgen.spec.groups import (
     group_views,
 )
 from opgen.spec.keys import DispatchKey
-from opgen.spec.load import YamlDocument, YamlMap, load_yaml
+from opgen.spec.load import YamlDocument, YamlList, YamlMap, load_yaml
 from opgen.spec.native import NativeFunction
 from opgen.spec.schema import BaseOperatorName, OperatorName
 from opgen.spec.tags import read_tags
@@ -154,7 +154,7 @@ def _entries(doc: YamlDocument) -> list[YamlMap]:
         if isinstance(entry, YamlMap):
             entries.append(entry)
         else:
-            where = doc.root.item_locations[i] if hasattr(doc.root, "item_locations") else None
+            where = doc.root.item_locations[i] if isinstance(doc.root, YamlList) else None
             errors.append(Diagnostic(where, "an operator entry must be a mapping ('func: ...')"))
     if errors:
         raise SpecError.of(_limited(errors))

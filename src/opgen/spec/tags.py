@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from opgen.diagnostics import Diagnostic, SpecError
-from opgen.spec.load import YamlDocument, YamlMap
+from opgen.diagnostics import Diagnostic, Location, SpecError
+from opgen.spec.load import YamlDocument, YamlList, YamlMap
 
 
 def read_tags(doc: YamlDocument) -> Mapping[str, str]:
@@ -19,14 +19,14 @@ def read_tags(doc: YamlDocument) -> Mapping[str, str]:
         raise SpecError(
             "the tags file is empty; expected a list of '- tag: NAME' entries", doc.location
         )
-    if not isinstance(doc.root, list):
+    if not isinstance(doc.root, YamlList):
         raise SpecError("the tags file must be a list of '- tag: NAME' entries", doc.location)
     tags: dict[str, str] = {}
     first_line: dict[str, int] = {}
     errors: list[Diagnostic] = []
     for i, entry in enumerate(doc.root):
         try:
-            name, desc = _read_tag(entry, doc.root.item_locations[i])  # type: ignore[attr-defined]
+            name, desc = _read_tag(entry, doc.root.item_locations[i])
         except SpecError as e:
             errors.extend(e.diagnostics)
             continue
@@ -46,9 +46,9 @@ def read_tags(doc: YamlDocument) -> Mapping[str, str]:
     return tags
 
 
-def _read_tag(entry: object, where: object) -> tuple[str, str]:
+def _read_tag(entry: object, where: Location) -> tuple[str, str]:
     if not isinstance(entry, YamlMap):
-        raise SpecError("a tag entry must be a mapping with 'tag' and 'desc'", where)  # type: ignore[arg-type]
+        raise SpecError("a tag entry must be a mapping with 'tag' and 'desc'", where)
     for key in entry:
         if key not in ("tag", "desc"):
             raise SpecError(f"unknown key '{key}' in tag entry", entry.key_location(key))
