@@ -25,19 +25,11 @@ import pytest
 import yaml
 
 from opgen.diagnostics import SpecError
+from opgen.spec.arguments import Argument, Arguments, Return
 from opgen.spec.keys import SchemaKind
-from opgen.spec.schema import (
-    Annotation,
-    Argument,
-    Arguments,
-    BaseOperatorName,
-    BaseTy,
-    FunctionSchema,
-    OperatorName,
-    Return,
-    SchemaError,
-    Type,
-)
+from opgen.spec.schema import BaseOperatorName, FunctionSchema, OperatorName
+from opgen.spec.syntax import SchemaError
+from opgen.spec.types import Annotation, BaseTy, Type
 
 Parser = Callable[[str], object]
 

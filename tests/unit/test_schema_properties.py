@@ -21,15 +21,10 @@ from hypothesis import strategies as st
 
 from opgen.diagnostics import SpecError
 from opgen.spec import load_spec
-from opgen.spec.schema import (
-    Annotation,
-    Argument,
-    FunctionSchema,
-    OperatorName,
-    Return,
-    SchemaError,
-    Type,
-)
+from opgen.spec.arguments import Argument, Return
+from opgen.spec.schema import FunctionSchema, OperatorName
+from opgen.spec.syntax import SchemaError
+from opgen.spec.types import Annotation, Type
 
 SETTINGS = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -22,19 +22,12 @@ from collections.abc import Iterable, Iterator
 
 from opgen.api import cpp
 from opgen.diagnostics import SpecError
+from opgen.spec.arguments import Argument, Return
 from opgen.spec.backend import DEFAULT_KERNEL_NAMESPACE, BackendMetadata
 from opgen.spec.keys import DeviceCheckType, SchemaKind, Variant
 from opgen.spec.native import NativeFunction
-from opgen.spec.schema import (
-    TENSOR,
-    Annotation,
-    Argument,
-    BaseOperatorName,
-    FunctionSchema,
-    OperatorName,
-    Return,
-    fresh_alias_names,
-)
+from opgen.spec.schema import BaseOperatorName, FunctionSchema, OperatorName, fresh_alias_names
+from opgen.spec.types import TENSOR, Annotation
 
 PreGroup = dict[SchemaKind, NativeFunction]
 

@@ -29,7 +29,8 @@ from opgen.spec.keys import (
 from opgen.spec.load import YamlList, YamlMap
 from opgen.spec.native import NativeFunction
 from opgen.spec.precompute import Precompute, UfuncInnerLoop
-from opgen.spec.schema import FunctionSchema, OperatorName, SchemaError
+from opgen.spec.schema import FunctionSchema, OperatorName
+from opgen.spec.syntax import SchemaError
 
 T = TypeVar("T")
 

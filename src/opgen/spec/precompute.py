@@ -16,8 +16,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from opgen.spec.arguments import Argument
 from opgen.spec.keys import DTYPE_CLASSES, ScalarType, UfuncKey
-from opgen.spec.schema import Argument, SchemaError
+from opgen.spec.syntax import SchemaError
 
 _REPLACES = " -> "
 

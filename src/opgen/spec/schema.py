@@ -5,35 +5,24 @@ text it was parsed from; `parse()` checks that printing the result gives back
 the input exactly, so any text the model cannot represent is rejected rather
 than silently normalised.
 
-Parse errors are `SchemaError`s: a `SpecError` without a file location but with
-an offset into the parsed text. The caller that knows where the text came from
-turns the offset into a file location (see `SchemaError.at`).
-
-Structure, as the rest of opgen sees it:
-- `Arguments` splits the flat argument list into the groups that calling
-  conventions treat differently: positional arguments before and after `self`,
-  keyword-only arguments before and after the four TensorOptions arguments
-  (dtype, layout, device, pin_memory), and the out arguments (mutable
-  keyword-only arguments, always last).
-- `Annotation` is an alias annotation: `a` (a view of alias set a), `a!`
-  (written), `a -> *` (wildcard after), `a|b` (alias set).
+Types live in `types.py`, arguments and returns in `arguments.py`, and the
+shared syntax pieces (`SchemaError`, canonical-form check) in `syntax.py`.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import functools
 import itertools
 import re
 import string
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from enum import Enum
-from typing import TypeVar, cast
 
 from opgen.cached import cached
-from opgen.diagnostics import Location, SpecError
+from opgen.spec.arguments import Argument, Arguments, Return
 from opgen.spec.keys import SchemaKind
+from opgen.spec.syntax import IDENTIFIER, OVERLOAD, SchemaError, split_items
+from opgen.spec.types import TENSOR, annotated_str
 
 _KIND_PHRASES = {
     SchemaKind.functional: "a functional operator",
@@ -43,665 +32,6 @@ _KIND_PHRASES = {
     SchemaKind.scratch: "a scratch operator",
 }
 
-
-class SchemaError(SpecError):
-    """A syntax or validity error at `offset` characters into the schema text."""
-
-    def __init__(self, message: str, offset: int = 0, length: int = 1, item: int = 0) -> None:
-        super().__init__(message)
-        self.offset = offset
-        self.length = length
-        self.item = item  # which item of a list value (a precomputed line, say)
-
-    def at(self, origin: Location) -> SpecError:
-        """The same error, placed in a file: `origin` is where the text starts."""
-        return SpecError(self.message, origin.shifted(self.offset, self.length))
-
-
-_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-_OVERLOAD = re.compile(r"[A-Za-z0-9_]*\Z")
-
-
-def _check_canonical(parsed: object, text: str, offset: int, what: str) -> None:
-    printed = parsed._render() if isinstance(parsed, FunctionSchema) else str(parsed)
-    if printed == text:
-        return
-    at = next(
-        (i for i, (a, b) in enumerate(zip(printed, text, strict=False)) if a != b),
-        min(len(printed), len(text)),
-    )
-    raise SchemaError(
-        f"{what} '{text}' is not written in canonical form; expected '{printed}'",
-        offset + at,
-    )
-
-
-def _split(text: str, offset: int) -> Iterator[tuple[str, int]]:
-    """Split on ', ' and yield each piece with its offset."""
-    start = 0
-    while True:
-        end = text.find(", ", start)
-        if end < 0:
-            yield text[start:], offset + start
-            return
-        yield text[start:end], offset + start
-        start = end + 2
-
-
-# -- annotations ---------------------------------------------------------------
-
-_ANNOTATION = re.compile(r"([a-z](?:\|[a-z])?)(!?)(?: -> (\*|[a-z](?:\|[a-z])*))?\Z")
-
-
-@dataclass(frozen=True)
-class Annotation:
-    """An alias annotation. `alias_set` has one name, or two for `a|b`."""
-
-    alias_set: tuple[str, ...]
-    is_write: bool
-    alias_set_after: tuple[str, ...]
-
-    @staticmethod
-    def parse(text: str, offset: int = 0) -> Annotation:
-        m = _ANNOTATION.match(text)
-        if m is None:
-            raise SchemaError(
-                f"invalid alias annotation '{text}'; expected e.g. 'a', 'a!', 'a|b' or 'a -> *'",
-                offset,
-                len(text),
-            )
-        alias_set = tuple(m.group(1).split("|"))
-        is_write = m.group(2) == "!"
-        after = tuple(m.group(3).split("|")) if m.group(3) else ()
-        if is_write and len(alias_set) > 1:
-            raise SchemaError(f"alias set '{m.group(1)}' cannot be written ('!')", offset)
-        if len(alias_set) > 1 and len(after) > 1:
-            raise SchemaError(
-                f"alias annotation '{text}' has alias sets of several names on both sides",
-                offset,
-                len(text),
-            )
-        return Annotation(alias_set, is_write, after)
-
-    def __str__(self) -> str:
-        text = "|".join(self.alias_set) + ("!" if self.is_write else "")
-        if self.alias_set_after:
-            text += " -> " + "|".join(self.alias_set_after)
-        return text
-
-
-# -- types -----------------------------------------------------------------------
-
-
-class BaseTy(Enum):
-    Generator = "Generator"
-    ScalarType = "ScalarType"
-    Tensor = "Tensor"
-    int = "int"
-    DimVector = "DimVector"
-    float = "float"
-    str = "str"
-    bool = "bool"
-    Layout = "Layout"
-    Device = "Device"
-    DeviceIndex = "DeviceIndex"
-    Scalar = "Scalar"
-    MemoryFormat = "MemoryFormat"
-    QScheme = "QScheme"
-    Storage = "Storage"
-    Stream = "Stream"
-    SymInt = "SymInt"
-    SymBool = "SymBool"
-    GraphModule = "GraphModule"
-
-
-_BASE_TYPES = {t.value: t for t in BaseTy}
-_CUSTOM_CLASS_PREFIX = "__torch__.torch.classes."
-_CUSTOM_CLASS_NAME = re.compile(r"[a-zA-Z0-9_.]+\Z")
-
-
-@dataclass(frozen=True)
-class Type:
-    """A schema type: a `BaseType`, `OptionalType`, `ListType` or `CustomClassType`."""
-
-    @staticmethod
-    def parse(text: str, offset: int = 0) -> Type:
-        return _parse_type(text, offset)
-
-    @cached
-    def _text(self) -> str:
-        return self._render()
-
-    def __str__(self) -> str:
-        return self._text
-
-    def _render(self) -> str:
-        raise NotImplementedError
-
-    def is_base_ty_like(self, base: BaseTy) -> bool:
-        """Whether `base` is the element type, looking through `?` and `[]`."""
-        raise NotImplementedError
-
-    def is_nullable(self) -> bool:
-        """Whether None is a value (an optional, or a list of optionals)."""
-        raise NotImplementedError
-
-    def is_list_like(self) -> ListType | None:
-        """The list type, looking through `?`; None for other types."""
-        raise NotImplementedError
-
-    def is_tensor_like(self) -> bool:
-        return self.is_base_ty_like(BaseTy.Tensor)
-
-    def is_symint_like(self) -> bool:
-        return self.is_base_ty_like(BaseTy.SymInt)
-
-    def is_generator_like(self) -> bool:
-        return self.is_base_ty_like(BaseTy.Generator)
-
-
-def _parse_type(text: str, offset: int) -> Type:
-    if text.endswith("?") and len(text) > 1:
-        return OptionalType(_parse_type(text[:-1], offset))
-    if text.endswith("]"):
-        bracket = text.rfind("[")
-        size = text[bracket + 1 : -1]
-        if bracket > 0 and (size == "" or (size.isascii() and size.isdigit())):
-            elem = _parse_type(text[:bracket], offset)
-            if size.startswith("0"):
-                raise SchemaError(
-                    f"invalid list size '{size}' (an unsized list is written '[]')",
-                    offset + bracket + 1,
-                    len(size),
-                )
-            return ListType(elem, int(size) if size else None)
-    if text.startswith(_CUSTOM_CLASS_PREFIX):
-        name = text[len(_CUSTOM_CLASS_PREFIX) :]
-        if _CUSTOM_CLASS_NAME.match(name):
-            return CustomClassType(name)
-    base = _BASE_TYPES.get(text)
-    if base is None:
-        raise SchemaError(f"unknown type '{text}'", offset, max(len(text), 1))
-    return BaseType(base)
-
-
-@dataclass(frozen=True)
-class BaseType(Type):
-    name: BaseTy
-
-    def _render(self) -> str:
-        return self.name.value
-
-    def is_base_ty_like(self, base: BaseTy) -> bool:
-        return self.name is base
-
-    def is_nullable(self) -> bool:
-        return False
-
-    def is_list_like(self) -> ListType | None:
-        return None
-
-
-@dataclass(frozen=True)
-class OptionalType(Type):
-    elem: Type
-
-    def _render(self) -> str:
-        return f"{self.elem}?"
-
-    def is_base_ty_like(self, base: BaseTy) -> bool:
-        return self.elem.is_base_ty_like(base)
-
-    def is_nullable(self) -> bool:
-        return True
-
-    def is_list_like(self) -> ListType | None:
-        return self.elem.is_list_like()
-
-
-@dataclass(frozen=True)
-class CustomClassType(Type):
-    """A TorchScript custom class, `__torch__.torch.classes.ns.Name`."""
-
-    class_name: str
-
-    def _render(self) -> str:
-        return f"{_CUSTOM_CLASS_PREFIX}{self.class_name}"
-
-    def is_base_ty_like(self, base: BaseTy) -> bool:
-        return False
-
-    def is_nullable(self) -> bool:
-        return False
-
-    def is_list_like(self) -> ListType | None:
-        return None
-
-
-@dataclass(frozen=True)
-class ListType(Type):
-    """`T[]`, or `T[N]` with a fixed size (a size of 0 is written `T[]`)."""
-
-    elem: Type
-    size: int | None
-
-    def _render(self) -> str:
-        return f"{self.elem}[{self.size or ''}]"
-
-    def is_base_ty_like(self, base: BaseTy) -> bool:
-        return self.elem.is_base_ty_like(base)
-
-    def is_nullable(self) -> bool:
-        return self.elem.is_nullable()
-
-    def is_list_like(self) -> ListType | None:
-        return self
-
-
-TENSOR = BaseType(BaseTy.Tensor)
-
-
-# -- arguments and returns ---------------------------------------------------------
-
-# An alias annotation binds to `Tensor`, before any `?` or `[]`: `Tensor(a!)?`.
-_ANNOTATED_TENSOR = re.compile(r"Tensor\((.+)\)(.*)\Z")
-_ANNOTATABLE = ("Tensor", "Tensor?", "Tensor[]")
-
-
-def _parse_annotated_type(text: str, offset: int) -> tuple[Type, Annotation | None]:
-    m = _ANNOTATED_TENSOR.match(text)
-    if m is None:
-        paren = text.find("(")
-        if paren > 0 and text[:paren] in _BASE_TYPES:
-            raise SchemaError(
-                "alias annotations are allowed only on Tensor types (Tensor, Tensor?, Tensor[]), "
-                f"not on '{text[:paren]}'",
-                offset + paren,
-                len(text) - paren,
-            )
-        return Type.parse(text, offset), None
-    suffix = m.group(2)
-    if suffix not in ("", "?", "[]"):
-        raise SchemaError(
-            f"an alias-annotated Tensor may only be followed by '?' or '[]', not '{suffix}'",
-            offset + m.start(2),
-            len(suffix),
-        )
-    annotation = Annotation.parse(m.group(1), offset + m.start(1))
-    return Type.parse("Tensor" + suffix), annotation
-
-
-def _annotated_str(type: Type, annotation: Annotation | None) -> str:
-    text = str(type)
-    if annotation is None:
-        return text
-    assert text in _ANNOTATABLE, f"annotation on non-Tensor type {text}"
-    return text.replace("Tensor", f"Tensor({annotation})", 1)
-
-
-@dataclass(frozen=True)
-class Argument:
-    name: str
-    type: Type
-    default: str | None
-    annotation: Annotation | None
-
-    @staticmethod
-    def parse(text: str, offset: int = 0) -> Argument:
-        return _memoized(_parse_argument, text, offset)
-
-    @property
-    def is_write(self) -> bool:
-        return self.annotation is not None and self.annotation.is_write
-
-    def __str__(self) -> str:
-        return self._text
-
-    @cached
-    def _text(self) -> str:
-        text = f"{_annotated_str(self.type, self.annotation)} {self.name}"
-        return text if self.default is None else f"{text}={self.default}"
-
-
-def _parse_argument(text: str) -> Argument:
-    if "=" in text:
-        if text.count("=") != 1:
-            second = text.index("=", text.index("=") + 1)
-            raise SchemaError(f"argument '{text}' has more than one '='", second)
-        declaration, default = text.split("=")
-        if default == "":
-            raise SchemaError(f"argument '{text}' has an empty default", len(text))
-    else:
-        declaration, default = text, None
-    type_text, space, name = declaration.rpartition(" ")
-    if not space:
-        raise SchemaError(
-            f"argument '{text}' needs a type and a name, separated by a space", 0, len(text)
-        )
-    if not _IDENTIFIER.match(name):
-        raise SchemaError(f"invalid argument name '{name}'", len(type_text) + 1, max(len(name), 1))
-    type, annotation = _parse_annotated_type(type_text, 0)
-    return Argument(name, type, default, annotation)
-
-
-@dataclass(frozen=True)
-class Return:
-    name: str | None
-    type: Type
-    annotation: Annotation | None
-
-    @staticmethod
-    def parse(text: str, offset: int = 0) -> Return:
-        return _memoized(_parse_return, text, offset)
-
-    @property
-    def is_write(self) -> bool:
-        return self.annotation is not None and self.annotation.is_write
-
-    def __str__(self) -> str:
-        return self._text
-
-    @cached
-    def _text(self) -> str:
-        text = _annotated_str(self.type, self.annotation)
-        return text if self.name is None else f"{text} {self.name}"
-
-
-def _parse_return(text: str) -> Return:
-    arrow = text.find(" -> ")
-    if arrow >= 0 and text.startswith("Tensor("):
-        close = text.find(")", arrow)
-        written = text[len("Tensor(") : close if close >= 0 else len(text)]
-        raise SchemaError(
-            f"invalid alias annotation '{written}' on a return: '-> ...' (what an argument "
-            "aliases after the call) is allowed only on arguments",
-            len("Tensor("),
-            len(written),
-        )
-    type_text, space, name = text.rpartition(" ")
-    if not space:
-        type_text, name_or_none = text, None
-    else:
-        if not _IDENTIFIER.match(name):
-            raise SchemaError(
-                f"invalid return name '{name}'", len(type_text) + 1, max(len(name), 1)
-            )
-        name_or_none = name
-    type, annotation = _parse_annotated_type(type_text, 0)
-    return Return(name_or_none, type, annotation)
-
-
-T = TypeVar("T")
-
-
-@functools.lru_cache(maxsize=8192)
-def _memo(parse: Callable[[str], object], text: str) -> object:
-    return parse(text)
-
-
-def _memoized(parse: Callable[[str], T], text: str, offset: int) -> T:
-    """`parse(text)`, reusing earlier results, with errors shifted by `offset`.
-
-    A spec repeats the same few argument and return texts thousands of times
-    ('Tensor self', 'Scalar alpha=1'); their parsed objects are immutable, so
-    one object serves every occurrence. This memo of a pure function is the
-    only cache in the parser, and nothing depends on its contents.
-    """
-    try:
-        return cast(T, _memo(parse, text))
-    except SchemaError as error:
-        error.offset += offset
-        raise
-
-
-@dataclass(frozen=True)
-class SelfArgument:
-    """The `self` argument: the Tensor a method is called on."""
-
-    argument: Argument
-
-
-@dataclass(frozen=True)
-class TensorOptionsArguments:
-    """dtype, layout, device and pin_memory, which the C++ API packs into one value."""
-
-    dtype: Argument  # ScalarType or ScalarType?
-    layout: Argument  # Layout or Layout?
-    device: Argument  # Device or Device?
-    pin_memory: Argument  # bool or bool?
-
-    def all(self) -> tuple[Argument, ...]:
-        """The four arguments, in schema order."""
-        return (self.dtype, self.layout, self.device, self.pin_memory)
-
-
-_TENSOR_OPTIONS = (
-    ("dtype", BaseType(BaseTy.ScalarType)),
-    ("layout", BaseType(BaseTy.Layout)),
-    ("device", BaseType(BaseTy.Device)),
-    ("pin_memory", BaseType(BaseTy.bool)),
-)
-
-
-def _is_tensor_option(arg: Argument, name: str, type: Type) -> bool:
-    return arg.name == name and (arg.type == type or arg.type == OptionalType(type))
-
-
-@dataclass(frozen=True)
-class Arguments:
-    pre_self_positional: tuple[Argument, ...]
-    self_arg: SelfArgument | None
-    post_self_positional: tuple[Argument, ...]
-    pre_tensor_options_kwarg_only: tuple[Argument, ...]
-    tensor_options: TensorOptionsArguments | None
-    post_tensor_options_kwarg_only: tuple[Argument, ...]
-    out: tuple[Argument, ...]  # keyword-only, mutable, always last
-
-    def __post_init__(self) -> None:
-        assert self.self_arg is not None or not self.pre_self_positional
-        assert self.tensor_options is not None or not self.post_tensor_options_kwarg_only
-
-    @staticmethod
-    def parse(text: str, offset: int = 0) -> Arguments:
-        positional: list[Argument] = []
-        kwarg_only: list[Argument] = []
-        out: list[Argument] = []
-        section = positional
-        star_seen = False
-        seen_names: dict[str, int] = {}
-        pieces = list(_split(text, offset)) if text else []
-        for index, (piece, at) in enumerate(pieces):
-            if piece == "":
-                where = "trailing comma" if index == len(pieces) - 1 else "empty argument"
-                raise SchemaError(f"{where} in argument list", at - 2 if index else at)
-            if piece == "*":
-                if star_seen:
-                    raise SchemaError("the keyword-only marker '*' may appear only once", at)
-                star_seen = True
-                section = kwarg_only
-                continue
-            trailing = index == len(pieces) - 1 and piece.endswith(",")
-            comma = len(piece) - 1 if trailing else piece.partition("=")[0].find(",")
-            if comma >= 0:  # commas in defaults, as in `int[2] stride=[1,1]`, are fine
-                raise SchemaError(
-                    "trailing comma in argument list"
-                    if trailing
-                    else "arguments are separated by ', ' (a comma and a space)",
-                    at + comma,
-                )
-            arg = Argument.parse(piece, at)
-            if arg.name in seen_names:
-                declaration = piece.partition("=")[0]
-                raise SchemaError(
-                    f"duplicate argument name '{arg.name}'",
-                    at + len(declaration) - len(arg.name),
-                    len(arg.name),
-                )
-            seen_names[arg.name] = at
-            if arg.is_write:
-                if section is kwarg_only:
-                    section = out
-            elif section is out:
-                raise SchemaError(
-                    f"argument '{arg.name}' is not mutable, so it cannot follow the out arguments",
-                    at,
-                    len(piece),
-                )
-            section.append(arg)
-        if star_seen and not kwarg_only and not out:
-            raise SchemaError(
-                "the keyword-only marker '*' must be followed by arguments",
-                offset + text.rindex("*"),
-            )
-        return Arguments._group(positional, kwarg_only, out, offset)
-
-    @staticmethod
-    def _group(
-        positional: list[Argument], kwarg_only: list[Argument], out: list[Argument], offset: int
-    ) -> Arguments:
-        self_index = next((i for i, a in enumerate(positional) if a.name == "self"), None)
-        if self_index is None:
-            pre_self, self_arg, post_self = [], None, positional
-        else:
-            pre_self = positional[:self_index]
-            self_arg = SelfArgument(positional[self_index])
-            post_self = positional[self_index + 1 :]
-        for a in pre_self:
-            if a.is_write:
-                raise SchemaError(
-                    f"argument '{a.name}' before 'self' cannot be mutable",
-                    offset + sum(len(str(b)) + 2 for b in positional[: positional.index(a)]),
-                    len(str(a)),
-                )
-
-        pre_options: list[Argument] = []
-        options: TensorOptionsArguments | None = None
-        post_options: list[Argument] = []
-        i = 0
-        width = len(_TENSOR_OPTIONS)
-        while i < len(kwarg_only):
-            window = kwarg_only[i : i + width]
-            if len(window) == width and all(
-                _is_tensor_option(a, name, type)
-                for a, (name, type) in zip(window, _TENSOR_OPTIONS, strict=True)
-            ):
-                if options is not None:
-                    raise SchemaError("TensorOptions arguments may appear only once", offset)
-                options = TensorOptionsArguments(*window)
-                i += width
-                continue
-            (pre_options if options is None else post_options).append(kwarg_only[i])
-            i += 1
-        return Arguments(
-            pre_self_positional=tuple(pre_self),
-            self_arg=self_arg,
-            post_self_positional=tuple(post_self),
-            pre_tensor_options_kwarg_only=tuple(pre_options),
-            tensor_options=options,
-            post_tensor_options_kwarg_only=tuple(post_options),
-            out=tuple(out),
-        )
-
-    @cached
-    def flat_positional(self) -> Sequence[Argument]:
-        self_args = [self.self_arg.argument] if self.self_arg is not None else []
-        return [*self.pre_self_positional, *self_args, *self.post_self_positional]
-
-    @cached
-    def flat_kwarg_only(self) -> Sequence[Argument]:
-        """Keyword-only arguments, not counting the out arguments."""
-        options = self.tensor_options.all() if self.tensor_options is not None else []
-        return [
-            *self.pre_tensor_options_kwarg_only,
-            *options,
-            *self.post_tensor_options_kwarg_only,
-        ]
-
-    @cached
-    def flat_non_out(self) -> Sequence[Argument]:
-        return [*self.flat_positional, *self.flat_kwarg_only]
-
-    @cached
-    def flat_all(self) -> Sequence[Argument]:
-        return [*self.flat_positional, *self.flat_kwarg_only, *self.out]
-
-    @property
-    def post_self_positional_mutable(self) -> Sequence[Argument]:
-        return [a for a in self.post_self_positional if a.is_write]
-
-    @property
-    def positional(self) -> Sequence[Argument | SelfArgument]:
-        self_args = [self.self_arg] if self.self_arg is not None else []
-        return [*self.pre_self_positional, *self_args, *self.post_self_positional]
-
-    @property
-    def kwarg_only(self) -> Sequence[Argument | TensorOptionsArguments]:
-        options = [self.tensor_options] if self.tensor_options is not None else []
-        return [*self.pre_tensor_options_kwarg_only, *options, *self.post_tensor_options_kwarg_only]
-
-    @property
-    def non_out(self) -> Sequence[Argument | SelfArgument | TensorOptionsArguments]:
-        return [*self.positional, *self.kwarg_only]
-
-    @property
-    def all(self) -> Sequence[Argument | SelfArgument | TensorOptionsArguments]:
-        return [*self.positional, *self.kwarg_only, *self.out]
-
-    def mutable_arg_names(self) -> list[str]:
-        return [a.name for a in self.flat_all if a.is_write]
-
-    def _has_non_out(self, base: BaseTy) -> bool:
-        return any(a.type.is_base_ty_like(base) for a in self.flat_non_out)
-
-    def has_tensor_arg(self) -> bool:
-        """Any Tensor-like input (out arguments do not count)."""
-        return self._has_non_out(BaseTy.Tensor)
-
-    def has_symint_arg(self) -> bool:
-        return self._has_non_out(BaseTy.SymInt)
-
-    def has_generator_arg(self) -> bool:
-        return self._has_non_out(BaseTy.Generator)
-
-    def signature(self, *, strip_default: bool = False) -> Arguments:
-        """Annotations, TensorOptions and out arguments removed (see FunctionSchema.signature)."""
-
-        def plain(a: Argument) -> Argument:
-            if a.annotation is None and (a.default is None or not strip_default):
-                return a
-            return Argument(a.name, a.type, None if strip_default else a.default, None)
-
-        return Arguments(
-            pre_self_positional=tuple(map(plain, self.pre_self_positional)),
-            self_arg=SelfArgument(plain(self.self_arg.argument)) if self.self_arg else None,
-            post_self_positional=tuple(map(plain, self.post_self_positional)),
-            pre_tensor_options_kwarg_only=tuple(
-                map(plain, self.pre_tensor_options_kwarg_only + self.post_tensor_options_kwarg_only)
-            ),
-            tensor_options=None,
-            post_tensor_options_kwarg_only=(),
-            out=(),
-        )
-
-    def remove_self_annotation(self) -> Arguments:
-        assert self.self_arg is not None
-        plain_self = dataclasses.replace(self.self_arg.argument, annotation=None)
-        return dataclasses.replace(self, self_arg=SelfArgument(plain_self))
-
-    def with_out_args(self, outs: Sequence[Argument]) -> Arguments:
-        assert not self.out
-        return dataclasses.replace(self, out=tuple(outs))
-
-    def __str__(self) -> str:
-        parts = [str(a) for a in self.flat_positional]
-        if self.flat_kwarg_only or self.out:
-            parts.append("*")
-        parts.extend(str(a) for a in self.flat_kwarg_only)
-        parts.extend(str(a) for a in self.out)
-        return ", ".join(parts)
-
-
-# -- operator names ----------------------------------------------------------------
 
 # Python's augmented assignments (PEP 203): `__iadd__` is the inplace `__add__`.
 AUGMENTED_ASSIGNMENT_NAMES = frozenset(
@@ -727,7 +57,7 @@ class BaseOperatorName:
 
     @staticmethod
     def parse(text: str, offset: int = 0) -> BaseOperatorName:
-        if not _IDENTIFIER.match(text):
+        if not IDENTIFIER.match(text):
             raise SchemaError(f"invalid operator name '{text}'", offset, max(len(text), 1))
         if text.endswith("_out"):
             raise SchemaError(
@@ -784,7 +114,7 @@ class OperatorName:
     @staticmethod
     def parse(text: str, offset: int = 0) -> OperatorName:
         base, dot, overload = text.partition(".")
-        if dot and not (overload and _OVERLOAD.match(overload)):
+        if dot and not (overload and OVERLOAD.match(overload)):
             raise SchemaError(
                 f"invalid overload name '{overload}'", offset + len(base) + 1, max(len(overload), 1)
             )
@@ -812,6 +142,19 @@ class OperatorName:
         )
 
 
+def _check_canonical(printed: str, text: str, offset: int, what: str) -> None:
+    if printed == text:
+        return
+    at = next(
+        (i for i, (a, b) in enumerate(zip(printed, text, strict=False)) if a != b),
+        min(len(printed), len(text)),
+    )
+    raise SchemaError(
+        f"{what} '{text}' is not written in canonical form; expected '{printed}'",
+        offset + at,
+    )
+
+
 # -- function schemas ----------------------------------------------------------------
 
 
@@ -837,7 +180,9 @@ class FunctionSchema:
         arguments = Arguments.parse(text[open_paren + 1 : arrow], open_paren + 1)
         returns = _parse_returns(text[arrow + 5 :], arrow + 5)
         schema = FunctionSchema(name, arguments, returns)
-        _check_canonical(schema, text, 0, "schema")  # a safety net: the parts parse exactly
+        _check_canonical(
+            schema._render(), text, 0, "schema"
+        )  # a safety net: the parts parse exactly
         schema.__dict__["text"] = text  # prime the cached property
         schema.validate()
         return schema
@@ -925,7 +270,7 @@ class FunctionSchema:
             if len(self.returns) != 1 or self.returns[0].annotation != self_arg.annotation:
                 raise SchemaError(
                     f"inplace operator '{self.name}' with a Tensor 'self' must return self, "
-                    f"written '{_annotated_str(self_arg.type, self_arg.annotation)}'",
+                    f"written '{annotated_str(self_arg.type, self_arg.annotation)}'",
                     *self.span(self.returns),
                 )
         elif self.returns:
@@ -1126,7 +471,7 @@ def _parse_returns(text: str, offset: int) -> tuple[Return, ...]:
     if parenthesized:
         text, offset = text[1:-1], offset + 1
     returns: list[Return] = []
-    for piece, at in _split(text, offset):
+    for piece, at in split_items(text, offset):
         if piece == "":
             if not text:
                 raise SchemaError("missing return type after '->'; write '()' for none", at)

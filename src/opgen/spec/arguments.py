@@ -1,0 +1,393 @@
+"""Arguments and returns: `Tensor(a!) self`, `Scalar alpha=1`, `(Tensor values, Tensor indices)`.
+
+`Arguments` splits the flat argument list into the groups that calling
+conventions treat differently: positional arguments before and after `self`,
+keyword-only arguments before and after the four TensorOptions arguments
+(dtype, layout, device, pin_memory), and the out arguments (mutable
+keyword-only arguments, always last).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TypeVar, cast
+
+from opgen.cached import cached
+from opgen.spec.syntax import IDENTIFIER, SchemaError, split_items
+from opgen.spec.types import (
+    Annotation,
+    BaseTy,
+    BaseType,
+    OptionalType,
+    Type,
+    annotated_str,
+    parse_annotated_type,
+)
+
+
+@dataclass(frozen=True)
+class Argument:
+    name: str
+    type: Type
+    default: str | None
+    annotation: Annotation | None
+
+    @staticmethod
+    def parse(text: str, offset: int = 0) -> Argument:
+        return _memoized(_parse_argument, text, offset)
+
+    @property
+    def is_write(self) -> bool:
+        return self.annotation is not None and self.annotation.is_write
+
+    def __str__(self) -> str:
+        return self._text
+
+    @cached
+    def _text(self) -> str:
+        text = f"{annotated_str(self.type, self.annotation)} {self.name}"
+        return text if self.default is None else f"{text}={self.default}"
+
+
+def _parse_argument(text: str) -> Argument:
+    if "=" in text:
+        if text.count("=") != 1:
+            second = text.index("=", text.index("=") + 1)
+            raise SchemaError(f"argument '{text}' has more than one '='", second)
+        declaration, default = text.split("=")
+        if default == "":
+            raise SchemaError(f"argument '{text}' has an empty default", len(text))
+    else:
+        declaration, default = text, None
+    type_text, space, name = declaration.rpartition(" ")
+    if not space:
+        raise SchemaError(
+            f"argument '{text}' needs a type and a name, separated by a space", 0, len(text)
+        )
+    if not IDENTIFIER.match(name):
+        raise SchemaError(f"invalid argument name '{name}'", len(type_text) + 1, max(len(name), 1))
+    type, annotation = parse_annotated_type(type_text, 0)
+    return Argument(name, type, default, annotation)
+
+
+@dataclass(frozen=True)
+class Return:
+    name: str | None
+    type: Type
+    annotation: Annotation | None
+
+    @staticmethod
+    def parse(text: str, offset: int = 0) -> Return:
+        return _memoized(_parse_return, text, offset)
+
+    @property
+    def is_write(self) -> bool:
+        return self.annotation is not None and self.annotation.is_write
+
+    def __str__(self) -> str:
+        return self._text
+
+    @cached
+    def _text(self) -> str:
+        text = annotated_str(self.type, self.annotation)
+        return text if self.name is None else f"{text} {self.name}"
+
+
+def _parse_return(text: str) -> Return:
+    arrow = text.find(" -> ")
+    if arrow >= 0 and text.startswith("Tensor("):
+        close = text.find(")", arrow)
+        written = text[len("Tensor(") : close if close >= 0 else len(text)]
+        raise SchemaError(
+            f"invalid alias annotation '{written}' on a return: '-> ...' (what an argument "
+            "aliases after the call) is allowed only on arguments",
+            len("Tensor("),
+            len(written),
+        )
+    type_text, space, name = text.rpartition(" ")
+    if not space:
+        type_text, name_or_none = text, None
+    else:
+        if not IDENTIFIER.match(name):
+            raise SchemaError(
+                f"invalid return name '{name}'", len(type_text) + 1, max(len(name), 1)
+            )
+        name_or_none = name
+    type, annotation = parse_annotated_type(type_text, 0)
+    return Return(name_or_none, type, annotation)
+
+
+T = TypeVar("T")
+
+
+@functools.lru_cache(maxsize=8192)
+def _memo(parse: Callable[[str], object], text: str) -> object:
+    return parse(text)
+
+
+def _memoized(parse: Callable[[str], T], text: str, offset: int) -> T:
+    """`parse(text)`, reusing earlier results, with errors shifted by `offset`.
+
+    A spec repeats the same few argument and return texts thousands of times
+    ('Tensor self', 'Scalar alpha=1'); their parsed objects are immutable, so
+    one object serves every occurrence. This memo of a pure function is the
+    only cache in the parser, and nothing depends on its contents.
+    """
+    try:
+        return cast(T, _memo(parse, text))
+    except SchemaError as error:
+        error.offset += offset
+        raise
+
+
+@dataclass(frozen=True)
+class SelfArgument:
+    """The `self` argument: the Tensor a method is called on."""
+
+    argument: Argument
+
+
+@dataclass(frozen=True)
+class TensorOptionsArguments:
+    """dtype, layout, device and pin_memory, which the C++ API packs into one value."""
+
+    dtype: Argument  # ScalarType or ScalarType?
+    layout: Argument  # Layout or Layout?
+    device: Argument  # Device or Device?
+    pin_memory: Argument  # bool or bool?
+
+    def all(self) -> tuple[Argument, ...]:
+        """The four arguments, in schema order."""
+        return (self.dtype, self.layout, self.device, self.pin_memory)
+
+
+_TENSOR_OPTIONS = (
+    ("dtype", BaseType(BaseTy.ScalarType)),
+    ("layout", BaseType(BaseTy.Layout)),
+    ("device", BaseType(BaseTy.Device)),
+    ("pin_memory", BaseType(BaseTy.bool)),
+)
+
+
+def _is_tensor_option(arg: Argument, name: str, type: Type) -> bool:
+    return arg.name == name and (arg.type == type or arg.type == OptionalType(type))
+
+
+@dataclass(frozen=True)
+class Arguments:
+    pre_self_positional: tuple[Argument, ...]
+    self_arg: SelfArgument | None
+    post_self_positional: tuple[Argument, ...]
+    pre_tensor_options_kwarg_only: tuple[Argument, ...]
+    tensor_options: TensorOptionsArguments | None
+    post_tensor_options_kwarg_only: tuple[Argument, ...]
+    out: tuple[Argument, ...]  # keyword-only, mutable, always last
+
+    def __post_init__(self) -> None:
+        assert self.self_arg is not None or not self.pre_self_positional
+        assert self.tensor_options is not None or not self.post_tensor_options_kwarg_only
+
+    @staticmethod
+    def parse(text: str, offset: int = 0) -> Arguments:
+        positional: list[Argument] = []
+        kwarg_only: list[Argument] = []
+        out: list[Argument] = []
+        section = positional
+        star_seen = False
+        seen_names: dict[str, int] = {}
+        pieces = list(split_items(text, offset)) if text else []
+        for index, (piece, at) in enumerate(pieces):
+            if piece == "":
+                where = "trailing comma" if index == len(pieces) - 1 else "empty argument"
+                raise SchemaError(f"{where} in argument list", at - 2 if index else at)
+            if piece == "*":
+                if star_seen:
+                    raise SchemaError("the keyword-only marker '*' may appear only once", at)
+                star_seen = True
+                section = kwarg_only
+                continue
+            trailing = index == len(pieces) - 1 and piece.endswith(",")
+            comma = len(piece) - 1 if trailing else piece.partition("=")[0].find(",")
+            if comma >= 0:  # commas in defaults, as in `int[2] stride=[1,1]`, are fine
+                raise SchemaError(
+                    "trailing comma in argument list"
+                    if trailing
+                    else "arguments are separated by ', ' (a comma and a space)",
+                    at + comma,
+                )
+            arg = Argument.parse(piece, at)
+            if arg.name in seen_names:
+                declaration = piece.partition("=")[0]
+                raise SchemaError(
+                    f"duplicate argument name '{arg.name}'",
+                    at + len(declaration) - len(arg.name),
+                    len(arg.name),
+                )
+            seen_names[arg.name] = at
+            if arg.is_write:
+                if section is kwarg_only:
+                    section = out
+            elif section is out:
+                raise SchemaError(
+                    f"argument '{arg.name}' is not mutable, so it cannot follow the out arguments",
+                    at,
+                    len(piece),
+                )
+            section.append(arg)
+        if star_seen and not kwarg_only and not out:
+            raise SchemaError(
+                "the keyword-only marker '*' must be followed by arguments",
+                offset + text.rindex("*"),
+            )
+        return Arguments._group(positional, kwarg_only, out, offset)
+
+    @staticmethod
+    def _group(
+        positional: list[Argument], kwarg_only: list[Argument], out: list[Argument], offset: int
+    ) -> Arguments:
+        self_index = next((i for i, a in enumerate(positional) if a.name == "self"), None)
+        if self_index is None:
+            pre_self, self_arg, post_self = [], None, positional
+        else:
+            pre_self = positional[:self_index]
+            self_arg = SelfArgument(positional[self_index])
+            post_self = positional[self_index + 1 :]
+        for a in pre_self:
+            if a.is_write:
+                raise SchemaError(
+                    f"argument '{a.name}' before 'self' cannot be mutable",
+                    offset + sum(len(str(b)) + 2 for b in positional[: positional.index(a)]),
+                    len(str(a)),
+                )
+
+        pre_options: list[Argument] = []
+        options: TensorOptionsArguments | None = None
+        post_options: list[Argument] = []
+        i = 0
+        width = len(_TENSOR_OPTIONS)
+        while i < len(kwarg_only):
+            window = kwarg_only[i : i + width]
+            if len(window) == width and all(
+                _is_tensor_option(a, name, type)
+                for a, (name, type) in zip(window, _TENSOR_OPTIONS, strict=True)
+            ):
+                if options is not None:
+                    raise SchemaError("TensorOptions arguments may appear only once", offset)
+                options = TensorOptionsArguments(*window)
+                i += width
+                continue
+            (pre_options if options is None else post_options).append(kwarg_only[i])
+            i += 1
+        return Arguments(
+            pre_self_positional=tuple(pre_self),
+            self_arg=self_arg,
+            post_self_positional=tuple(post_self),
+            pre_tensor_options_kwarg_only=tuple(pre_options),
+            tensor_options=options,
+            post_tensor_options_kwarg_only=tuple(post_options),
+            out=tuple(out),
+        )
+
+    @cached
+    def flat_positional(self) -> Sequence[Argument]:
+        self_args = [self.self_arg.argument] if self.self_arg is not None else []
+        return [*self.pre_self_positional, *self_args, *self.post_self_positional]
+
+    @cached
+    def flat_kwarg_only(self) -> Sequence[Argument]:
+        """Keyword-only arguments, not counting the out arguments."""
+        options = self.tensor_options.all() if self.tensor_options is not None else []
+        return [
+            *self.pre_tensor_options_kwarg_only,
+            *options,
+            *self.post_tensor_options_kwarg_only,
+        ]
+
+    @cached
+    def flat_non_out(self) -> Sequence[Argument]:
+        return [*self.flat_positional, *self.flat_kwarg_only]
+
+    @cached
+    def flat_all(self) -> Sequence[Argument]:
+        return [*self.flat_positional, *self.flat_kwarg_only, *self.out]
+
+    @property
+    def post_self_positional_mutable(self) -> Sequence[Argument]:
+        return [a for a in self.post_self_positional if a.is_write]
+
+    @property
+    def positional(self) -> Sequence[Argument | SelfArgument]:
+        self_args = [self.self_arg] if self.self_arg is not None else []
+        return [*self.pre_self_positional, *self_args, *self.post_self_positional]
+
+    @property
+    def kwarg_only(self) -> Sequence[Argument | TensorOptionsArguments]:
+        options = [self.tensor_options] if self.tensor_options is not None else []
+        return [*self.pre_tensor_options_kwarg_only, *options, *self.post_tensor_options_kwarg_only]
+
+    @property
+    def non_out(self) -> Sequence[Argument | SelfArgument | TensorOptionsArguments]:
+        return [*self.positional, *self.kwarg_only]
+
+    @property
+    def all(self) -> Sequence[Argument | SelfArgument | TensorOptionsArguments]:
+        return [*self.positional, *self.kwarg_only, *self.out]
+
+    def mutable_arg_names(self) -> list[str]:
+        return [a.name for a in self.flat_all if a.is_write]
+
+    def _has_non_out(self, base: BaseTy) -> bool:
+        return any(a.type.is_base_ty_like(base) for a in self.flat_non_out)
+
+    def has_tensor_arg(self) -> bool:
+        """Any Tensor-like input (out arguments do not count)."""
+        return self._has_non_out(BaseTy.Tensor)
+
+    def has_symint_arg(self) -> bool:
+        return self._has_non_out(BaseTy.SymInt)
+
+    def has_generator_arg(self) -> bool:
+        return self._has_non_out(BaseTy.Generator)
+
+    def signature(self, *, strip_default: bool = False) -> Arguments:
+        """Annotations, TensorOptions and out arguments removed (see FunctionSchema.signature)."""
+
+        def plain(a: Argument) -> Argument:
+            if a.annotation is None and (a.default is None or not strip_default):
+                return a
+            return Argument(a.name, a.type, None if strip_default else a.default, None)
+
+        return Arguments(
+            pre_self_positional=tuple(map(plain, self.pre_self_positional)),
+            self_arg=SelfArgument(plain(self.self_arg.argument)) if self.self_arg else None,
+            post_self_positional=tuple(map(plain, self.post_self_positional)),
+            pre_tensor_options_kwarg_only=tuple(
+                map(plain, self.pre_tensor_options_kwarg_only + self.post_tensor_options_kwarg_only)
+            ),
+            tensor_options=None,
+            post_tensor_options_kwarg_only=(),
+            out=(),
+        )
+
+    def remove_self_annotation(self) -> Arguments:
+        assert self.self_arg is not None
+        plain_self = dataclasses.replace(self.self_arg.argument, annotation=None)
+        return dataclasses.replace(self, self_arg=SelfArgument(plain_self))
+
+    def with_out_args(self, outs: Sequence[Argument]) -> Arguments:
+        assert not self.out
+        return dataclasses.replace(self, out=tuple(outs))
+
+    def __str__(self) -> str:
+        parts = [str(a) for a in self.flat_positional]
+        if self.flat_kwarg_only or self.out:
+            parts.append("*")
+        parts.extend(str(a) for a in self.flat_kwarg_only)
+        parts.extend(str(a) for a in self.out)
+        return ", ".join(parts)
+
+
+# -- operator names ----------------------------------------------------------------
