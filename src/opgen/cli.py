@@ -81,6 +81,12 @@ def build_parser() -> argparse.ArgumentParser:
         description="Print one JSON object per native function, derived ones included.",
     )
     _add_spec_arguments(dump)
+    dump.add_argument(
+        "--signatures",
+        action="store_true",
+        help="add each function's declarations: cpp, cpp_method, dispatcher, native, "
+        "python and python_pyi",
+    )
     dump.set_defaults(run=run_dump)
     return parser
 
@@ -127,7 +133,7 @@ def run_dump(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
     spec = _load(args)
     _report(spec.warnings, err)
-    for line in dump_lines(spec):
+    for line in dump_lines(spec, signatures=args.signatures):
         out.write(line + "\n")
     return 0
 

@@ -10,6 +10,8 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from opgen.api.cpp import CppSignatureGroup
+from opgen.api.signatures import FunctionSignatures, SignatureSet
 from opgen.spec.model import Spec
 from opgen.spec.native import NativeFunction
 
@@ -67,6 +69,37 @@ def function_record(spec: Spec, f: NativeFunction) -> dict[str, Any]:
     }
 
 
-def dump_lines(spec: Spec) -> Iterator[str]:
+def signature_record(spec: Spec, sigs: FunctionSignatures) -> dict[str, Any]:
+    """The declarations of every calling convention (`opgen dump --signatures`)."""
+    f = sigs.f
+    python_sig = None
+    python_pyi = None
+    try:
+        signature = sigs.python()
+        python_sig = signature.signature_str()
+        python_pyi = signature.signature_str_pyi()
+    except ValueError:  # not expressible in the Python bindings
+        pass
+    return {
+        "cpp": _decls(sigs.cpp),
+        "cpp_method": None if sigs.cpp_method is None else _decls(sigs.cpp_method),
+        "dispatcher": sigs.dispatcher.decl(),
+        "native": {
+            str(key): sigs.native(m).decl(name=m.kernel) for key, m in spec.kernels(f).items()
+        },
+        "python": python_sig,
+        "python_pyi": python_pyi,
+    }
+
+
+def _decls(group: CppSignatureGroup) -> list[str]:
+    return [s.decl() for s in group.signatures(symint=True)]
+
+
+def dump_lines(spec: Spec, *, signatures: bool = False) -> Iterator[str]:
+    signature_set = SignatureSet()
     for f in spec.functions:
-        yield json.dumps(function_record(spec, f), separators=(", ", ": "))
+        record = function_record(spec, f)
+        if signatures:
+            record.update(signature_record(spec, signature_set.of(f)))
+        yield json.dumps(record, separators=(", ", ": "))

@@ -20,7 +20,7 @@ from torchgen.model import NativeFunction, NativeFunctionsGroup, NativeFunctions
 def torchgen_records(native_yaml: str, tags_yaml: str) -> list[dict[str, Any]]:
     parsed = parse_native_yaml(native_yaml, tags_yaml)
     indices = parsed.backend_indices
-    return [_record(f, indices) for f in parsed.native_functions]
+    return [model_record(f, indices) for f in parsed.native_functions]
 
 
 def torchgen_group_summary(native_yaml: str, tags_yaml: str) -> dict[str, list[list[str]]]:
@@ -43,7 +43,7 @@ def torchgen_group_summary(native_yaml: str, tags_yaml: str) -> dict[str, list[l
     return {"groups": groups, "view_groups": views}
 
 
-def _record(f: NativeFunction, indices: Any) -> dict[str, Any]:
+def model_record(f: NativeFunction, indices: Any) -> dict[str, Any]:
     precomputed = None
     if f.precomputed is not None:
         precomputed = {

@@ -7,6 +7,8 @@ inside `native_function_manager(f)`, which sets the per-function thread-local op
 
 from __future__ import annotations
 
+import json
+from collections.abc import Iterator
 from typing import Any
 
 from torchgen.api import python
@@ -15,11 +17,23 @@ from torchgen.context import native_function_manager
 from torchgen.gen import parse_native_yaml
 from torchgen.model import BackendIndex, DispatchKey, NativeFunction, Variant
 
+from .torchgen_model import model_record
+
 
 def torchgen_signature_records(native_yaml: str, tags_yaml: str) -> list[dict[str, Any]]:
     parsed = parse_native_yaml(native_yaml, tags_yaml)
     indices = parsed.backend_indices
     return [signature_record(f, indices) for f in parsed.native_functions]
+
+
+def torchgen_dump_lines(native_yaml: str, tags_yaml: str) -> Iterator[str]:
+    """What `opgen dump --signatures` prints, computed through torchgen (for benchmarks)."""
+    parsed = parse_native_yaml(native_yaml, tags_yaml)
+    indices = parsed.backend_indices
+    for f in parsed.native_functions:
+        record = model_record(f, indices)
+        record.update(signature_record(f, indices))
+        yield json.dumps(record, separators=(", ", ": "))
 
 
 def signature_record(f: NativeFunction, indices: dict[DispatchKey, BackendIndex]) -> dict[str, Any]:

@@ -46,6 +46,10 @@ class Argument:
     def __str__(self) -> str:
         return self._text
 
+    def __hash__(self) -> int:
+        # Arguments key the API layers' conversion memo; the text says everything.
+        return hash(self._text)
+
     @cached
     def _text(self) -> str:
         text = f"{annotated_str(self.type, self.annotation)} {self.name}"

@@ -12,7 +12,9 @@ from __future__ import annotations
 import keyword
 from collections.abc import Mapping, Set
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
+from opgen.cached import cached
 from opgen.diagnostics import Diagnostic, SpecError
 from opgen.spec.autogen import PreGroup, derive_functions, pre_group
 from opgen.spec.backend import BackendIndex, BackendMetadata
@@ -60,13 +62,20 @@ class Spec:
     def view_groups(self) -> list[NativeFunctionsViewGroup]:
         return [g for g in self.view_grouped if isinstance(g, NativeFunctionsViewGroup)]
 
-    def kernels(self, f: NativeFunction) -> dict[DispatchKey, BackendMetadata]:
-        """The kernel of `f` for every dispatch key that has one."""
-        return {
-            key: index.index[f.func.name]
-            for key, index in self.backend_indices.items()
-            if f.func.name in index.index
-        }
+    def kernels(self, f: NativeFunction) -> Mapping[DispatchKey, BackendMetadata]:
+        """The kernel of `f` for every dispatch key that has one, in dispatch-key order."""
+        return self._kernels_by_name.get(f.func.name, _NO_KERNELS)
+
+    @cached
+    def _kernels_by_name(self) -> dict[OperatorName, dict[DispatchKey, BackendMetadata]]:
+        table: dict[OperatorName, dict[DispatchKey, BackendMetadata]] = {}
+        for key, index in self.backend_indices.items():
+            for name, metadata in index.index.items():
+                table.setdefault(name, {})[key] = metadata
+        return table
+
+
+_NO_KERNELS: Mapping[DispatchKey, BackendMetadata] = MappingProxyType({})
 
 
 @dataclass(frozen=True)

@@ -123,6 +123,10 @@ class OperatorName:
     def __str__(self) -> str:
         return self._text
 
+    def __hash__(self) -> int:
+        # Names key the kernel indices; the text's hash is computed once per string.
+        return hash(self._text)
+
     @cached
     def _text(self) -> str:
         return f"{self.name}.{self.overload_name}" if self.overload_name else str(self.name)

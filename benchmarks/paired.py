@@ -1,0 +1,65 @@
+"""Paired whole-process timing: opgen and torchgen as fresh processes, alternating.
+
+Start-up and imports count, and machine noise hits both sides alike. The
+result is each side's median and the median of the per-pair ratios.
+"""
+
+from __future__ import annotations
+
+import compileall
+import os
+import statistics
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def torchgen_native_dir() -> Path:
+    import torchgen  # only to find the packaged spec; the timed runs import it afresh
+
+    return Path(os.path.dirname(torchgen.__file__)) / "packaged" / "ATen" / "native"
+
+
+def timed(command: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(
+        command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO
+    )
+    return time.perf_counter() - start
+
+
+@dataclass(frozen=True)
+class PairedTimes:
+    ours: list[float]
+    theirs: list[float]
+
+    @property
+    def ratio(self) -> float:
+        return statistics.median(t / o for o, t in zip(self.ours, self.theirs, strict=True))
+
+    def report(self, our_label: str, their_label: str) -> str:
+        width = max(len(our_label), len(their_label)) + 1
+        return (
+            f"{our_label + ':':<{width}} median {statistics.median(self.ours):.3f} s\n"
+            f"{their_label + ':':<{width}} median {statistics.median(self.theirs):.3f} s\n"
+            f"speed-up (median of {len(self.ours)} paired ratios): {self.ratio:.2f}x"
+        )
+
+
+def run_pairs(ours: list[str], theirs: list[str], runs: int) -> PairedTimes:
+    # Both sides load compiled bytecode, as an installed package does: pip
+    # compiles torchgen's at install time, but an editable opgen (or one run with
+    # PYTHONDONTWRITEBYTECODE set) would otherwise be compiled on every run.
+    import opgen
+
+    compileall.compile_dir(os.path.dirname(opgen.__file__), quiet=1)
+    compileall.compile_dir(str(REPO / "tests"), quiet=1)
+    timed(ours), timed(theirs)  # warm the file cache
+    our_times, their_times = [], []
+    for _ in range(runs):
+        our_times.append(timed(ours))
+        their_times.append(timed(theirs))
+    return PairedTimes(our_times, their_times)

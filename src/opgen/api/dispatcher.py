@@ -1,0 +1,119 @@
+"""The dispatcher API: how the dispatcher calls kernels, and how everything calls the dispatcher.
+
+The dispatcher convention is the schema, unboxed, with nothing added:
+- arguments in schema order, out arguments last, as written;
+- dtype, layout, device and pin_memory stay four separate arguments;
+- no defaults: every caller passes every argument;
+- SymInts are `c10::SymInt` (the dispatcher is always SymInt-aware).
+
+C++ types are otherwise those of the C++ API (see `cpp.py`), so a dispatcher
+signature is a faithful C++ signature with SymInts and without defaults.
+Out-of-tree backends implement their kernels in this convention.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from opgen.api import cpp
+from opgen.api.types import (
+    ArgumentStyle,
+    Binding,
+    BindingMemo,
+    CType,
+    Expr,
+    NamedCType,
+    RenderedParameters,
+    SchemaArgument,
+)
+from opgen.cached import cached
+from opgen.spec.arguments import Argument, Return
+from opgen.spec.schema import FunctionSchema
+
+
+def name(func: FunctionSchema) -> str:
+    return cpp.name(func)
+
+
+def jit_arguments(func: FunctionSchema) -> list[Argument]:
+    """Every argument in schema order, with the TensorOptions group spread out."""
+    return list(func.schema_order_arguments())
+
+
+def argument_type(
+    a: Argument, *, style: ArgumentStyle, symint: bool = True, owning: bool = False
+) -> NamedCType:
+    ctype = cpp.argument_ctype(
+        a.type, mutable=a.is_write, symint=symint, style=style, owning=owning
+    )
+    return NamedCType(a.name, ctype)
+
+
+def argument(
+    a: Argument, *, style: ArgumentStyle, symint: bool = True, owning: bool = False
+) -> Binding:
+    return Binding(a.name, argument_type(a, style=style, symint=symint, owning=owning), a)
+
+
+def arguments(
+    func: FunctionSchema,
+    *,
+    style: ArgumentStyle,
+    symint: bool = True,
+    memo: BindingMemo | None = None,
+) -> list[Binding]:
+    def convert(a: SchemaArgument) -> list[Binding]:
+        assert isinstance(a, Argument)
+        return [argument(a, style=style, symint=symint)]
+
+    if memo is None:
+        return [argument(a, style=style, symint=symint) for a in func.schema_order_arguments()]
+    return memo.bindings(("dispatcher", symint, style), func.schema_order_arguments(), convert)
+
+
+def returns_type(rs: tuple[Return, ...], *, style: ArgumentStyle) -> CType:
+    return cpp.returns_type(rs, style=style)
+
+
+@dataclass(frozen=True, eq=False)
+class DispatcherSignature(RenderedParameters):
+    func: FunctionSchema
+    style: ArgumentStyle
+    # Prepended to the name, for wrappers that must not collide with the kernel.
+    prefix: str = ""
+    symint: bool = True
+    memo: BindingMemo | None = None
+
+    @staticmethod
+    def from_schema(
+        func: FunctionSchema, *, style: ArgumentStyle, prefix: str = "", symint: bool = True
+    ) -> DispatcherSignature:
+        return DispatcherSignature(func, style, prefix, symint)
+
+    @cached
+    def bindings(self) -> tuple[Binding, ...]:
+        return tuple(arguments(self.func, style=self.style, symint=self.symint, memo=self.memo))
+
+    def arguments(self) -> tuple[Binding, ...]:
+        return self.bindings
+
+    @cached
+    def returns_ctype(self) -> CType:
+        return cpp.returns_type(self.func.returns, style=self.style)
+
+    def name(self) -> str:
+        return self.prefix + name(self.func)
+
+    def decl(self, name: str | None = None) -> str:
+        return f"{self.returns_text} {name or self.name()}({self.declared_parameters})"
+
+    def defn(self, name: str | None = None, *, is_redispatching_fn: bool = False) -> str:
+        params = self.defined_parameters
+        if is_redispatching_fn:
+            key_set = "c10::DispatchKeySet dispatchKeySet"
+            params = f"{key_set}, {params}" if params else key_set
+        return f"{self.returns_text} {name or self.name()}({params})"
+
+    def exprs(self) -> list[Expr]:
+        """Each parameter as an expression: what a call passes on unchanged."""
+        return [Expr(b.name, b.nctype) for b in self.bindings]

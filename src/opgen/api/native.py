@@ -1,0 +1,181 @@
+"""The native API: the functions in-tree kernels implement (`at::native::add_out`).
+
+It is the dispatcher convention with a few historical differences, each a
+reason a call from the dispatcher may need `translate`:
+- the name carries the overload: `add_out_out`, `sum_dim_IntList`;
+- dtype, layout, device and pin_memory are four `::std::optional` arguments,
+  whatever the schema says about their optionality;
+- optional tensors are `const ::std::optional<at::Tensor> &` (or `&` when
+  mutated), Scalars are passed by const reference;
+- defaults are kept, except in out= functions;
+- SymInts are `int64_t` unless the kernel's name says `_symint` (see
+  `BackendMetadata.supports_symint`).
+
+Out-of-tree backends implement the dispatcher API instead (`kernel_signature`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from opgen.api import cpp, dispatcher, translate
+from opgen.api.dispatcher import DispatcherSignature
+from opgen.api.types import (
+    BOOL,
+    CONST_OPTIONAL_SCALAR_REF,
+    CONST_OPTIONAL_TENSOR_LIST_REF,
+    CONST_OPTIONAL_TENSOR_REF,
+    CONST_SCALAR_REF,
+    DEVICE,
+    LAYOUT,
+    OPTIONAL_TENSOR,
+    SCALAR_TYPE,
+    ArgumentStyle,
+    Binding,
+    BindingMemo,
+    CType,
+    Expr,
+    MutRefCType,
+    NamedCType,
+    OptionalCType,
+    RenderedParameters,
+    SchemaArgument,
+)
+from opgen.cached import cached
+from opgen.spec.arguments import Argument, SelfArgument, TensorOptionsArguments
+from opgen.spec.backend import BackendIndex
+from opgen.spec.native import NativeFunction
+from opgen.spec.schema import FunctionSchema
+from opgen.spec.types import Type
+
+
+def name(func: FunctionSchema) -> str:
+    result = str(func.name.name)
+    if func.is_out_fn():
+        result += "_out"
+    if func.name.overload_name:
+        result += f"_{func.name.overload_name}"
+    return result
+
+
+def argument_ctype(t: Type, *, mutable: bool, symint: bool, style: ArgumentStyle) -> CType:
+    text = str(t)
+    if text == "Tensor?":
+        if mutable and not style.const_ref_for_mutable_tensors:
+            return MutRefCType(OPTIONAL_TENSOR)
+        return CONST_OPTIONAL_TENSOR_REF
+    if text == "Tensor?[]":
+        return CONST_OPTIONAL_TENSOR_LIST_REF
+    if text == "Scalar":
+        return CONST_SCALAR_REF
+    if text == "Scalar?":
+        return CONST_OPTIONAL_SCALAR_REF
+    return cpp.argument_ctype(t, mutable=mutable, symint=symint, style=style)
+
+
+# The four TensorOptions parameters, always optional in this convention.
+_OPTION_TYPES = (
+    ("dtype", OptionalCType(SCALAR_TYPE)),
+    ("layout", OptionalCType(LAYOUT)),
+    ("device", OptionalCType(DEVICE)),
+    ("pin_memory", OptionalCType(BOOL)),
+)
+
+
+def argument(
+    a: Argument | SelfArgument | TensorOptionsArguments,
+    *,
+    is_out: bool,
+    symint: bool,
+    style: ArgumentStyle,
+) -> list[Binding]:
+    if isinstance(a, SelfArgument):
+        a = a.argument
+    if isinstance(a, Argument):
+        default = None
+        if a.default is not None and not is_out:
+            default = cpp.default_expr(a.default, a.type, symint=symint)
+        ctype = argument_ctype(a.type, mutable=a.is_write, symint=symint, style=style)
+        return [Binding(a.name, NamedCType(a.name, ctype), a, default)]
+    options_default = None if is_out else "{}"
+    return [
+        Binding(option, NamedCType(option, ctype), a, options_default)
+        for option, ctype in _OPTION_TYPES
+    ]
+
+
+def arguments(
+    func: FunctionSchema,
+    *,
+    symint: bool,
+    style: ArgumentStyle,
+    memo: BindingMemo | None = None,
+) -> list[Binding]:
+    is_out = func.is_out_fn()
+    ordered = (*func.arguments.non_out, *func.arguments.out)
+
+    def convert(a: SchemaArgument) -> list[Binding]:
+        return argument(a, is_out=is_out, symint=symint, style=style)
+
+    if memo is None:
+        return [b for a in ordered for b in convert(a)]
+    return memo.bindings(("native", is_out, symint, style), ordered, convert)
+
+
+@dataclass(frozen=True, eq=False)
+class NativeSignature(RenderedParameters):
+    func: FunctionSchema
+    symint: bool
+    style: ArgumentStyle
+    prefix: str = ""
+    memo: BindingMemo | None = None
+
+    @cached
+    def bindings(self) -> tuple[Binding, ...]:
+        return tuple(arguments(self.func, symint=self.symint, style=self.style, memo=self.memo))
+
+    def arguments(self) -> tuple[Binding, ...]:
+        return self.bindings
+
+    @cached
+    def returns_ctype(self) -> CType:
+        return cpp.returns_type(self.func.returns, style=self.style)
+
+    def name(self) -> str:
+        return self.prefix + name(self.func)
+
+    def decl(self, name: str | None = None) -> str:
+        """The declaration, with defaults (none in out= functions)."""
+        return f"{self.returns_text} {name or self.name()}({self.declared_parameters})"
+
+    def defn(self, name: str | None = None) -> str:
+        return f"{self.returns_text} {name or self.name()}({self.defined_parameters})"
+
+    def ptr_type(self) -> str:
+        # Parameter names included, as torchgen writes it.
+        return f"{self.returns_text} (*)({self.defined_parameters})"
+
+    def dispatcher_exprs(self) -> list[Expr]:
+        """The dispatcher's arguments, as expressions over this signature's parameters."""
+        return translate.translate(
+            self.bindings, dispatcher.arguments(self.func, style=self.style), method=False
+        )
+
+
+def kernel_signature(
+    f: NativeFunction, backend_index: BackendIndex, *, prefix: str = ""
+) -> NativeSignature | DispatcherSignature:
+    """The signature of `f`'s kernel for a backend.
+
+    In-tree kernels follow the native API; out-of-tree kernels follow the
+    dispatcher API, so that calling them needs no translation.
+    """
+    metadata = backend_index.get_kernel(f)
+    symint = metadata is not None and metadata.supports_symint()
+    assert not symint or f.func.has_symint(), (
+        f"a SymInt kernel for {backend_index.dispatch_key} of {f.func.name}, which has no SymInt"
+    )
+    style = ArgumentStyle.of(f)
+    if backend_index.external:
+        return DispatcherSignature(f.func, style, prefix, symint)
+    return NativeSignature(f.func, symint, style, prefix)

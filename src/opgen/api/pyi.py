@@ -1,0 +1,161 @@
+"""Type hints for the Python bindings, as written in `torch/_C/_VariableFunctions.pyi`.
+
+The `.pyi` stubs describe the same Python signatures as the argument parser
+(see `python.py`) in PEP 484 terms, with the aliases the stub files define
+(`_int`, `_bool`, `_size`, `Number`, `DeviceLikeType`...):
+- argument types are as permissive as the parser (`Tensor[]` accepts a tuple
+  or a list); return types are concrete (`tuple[Tensor, ...]`);
+- `T?` is `T | None`, written once even where the type already allows None;
+- several named returns are a "structseq", a named-tuple-like class defined
+  in `torch.return_types` and referred to by name;
+- a definition longer than 80 columns is split one parameter per line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from opgen.spec.arguments import Return
+from opgen.spec.types import BaseTy, BaseType, ListType, OptionalType, Type
+
+MAX_LINE = 80
+
+_BASE_TYPES = {
+    BaseTy.int: "_int",
+    BaseTy.DeviceIndex: "_int",
+    BaseTy.SymInt: "_int | SymInt",
+    BaseTy.float: "_float",
+    BaseTy.str: "str",
+    BaseTy.Scalar: "Number | _complex",
+    BaseTy.ScalarType: "_dtype",
+    BaseTy.bool: "_bool",
+    BaseTy.QScheme: "_qscheme",
+    BaseTy.Layout: "_layout",
+    BaseTy.Device: "DeviceLikeType | None",
+    BaseTy.MemoryFormat: "memory_format",
+    BaseTy.Storage: "Storage | UntypedStorage",
+    BaseTy.Tensor: "Tensor",
+    BaseTy.Generator: "Generator",
+    BaseTy.Stream: "Stream",
+}
+
+
+def or_none(type_str: str) -> str:
+    """`T | None`, without doubling a `| None` that `T` already ends with."""
+    return f"{type_str} | None".replace(" | None | None", " | None")
+
+
+def argument_type_str(t: Type) -> str:
+    """The hint of an argument: what the parser accepts for schema type `t`."""
+    optional = isinstance(t, OptionalType)
+    if isinstance(t, OptionalType):
+        t = t.elem
+    if isinstance(t, BaseType):
+        # Types the stubs have no alias for (DimVector, SymBool...) print as nothing.
+        hint = _BASE_TYPES.get(t.name, "")
+    elif isinstance(t, ListType):
+        hint, optional_elems = _list_type_str(t)
+        optional = optional or optional_elems
+    else:
+        raise ValueError(f"no type hint for '{t}'")
+    return or_none(hint) if optional else hint
+
+
+def _list_type_str(t: ListType) -> tuple[str, bool]:
+    """The hint of a list type, and whether the list may also be None."""
+    elem = str(t.elem)
+    if elem == "int":
+        return ("_int | _size" if t.size is not None else "_size"), False
+    if t.elem.is_tensor_like():
+        elem_hint = "Tensor | None" if isinstance(t.elem, OptionalType) else "Tensor"
+        sequences = f"tuple[{elem_hint}, ...] | list[{elem_hint}]"
+        hint = f"Tensor | {sequences}" if t.size is not None else sequences
+        return hint, isinstance(t.elem, OptionalType)
+    if elem == "float":
+        return "Sequence[_float]", False
+    elem_hint = argument_type_str(t.elem)
+    if elem == "SymInt" and t.size is not None:
+        return f"{elem_hint} | Sequence[{elem_hint}]", False
+    return f"Sequence[{elem_hint}]", False
+
+
+def return_type_str(t: Type) -> str:
+    """The hint of a returned value: the concrete type, not everything accepted."""
+    if isinstance(t, OptionalType):
+        return or_none(return_type_str(t.elem))
+    if isinstance(t, BaseType) and t.name is BaseTy.Device:
+        return "_device"
+    if isinstance(t, ListType):
+        return f"tuple[{return_type_str(t.elem)}, ...]"
+    return argument_type_str(t)
+
+
+def structseq_fieldnames(returns: Sequence[Return]) -> list[str]:
+    """The field names of a structseq return, or [] if the returns are not one.
+
+    Several returns make a structseq when all are named. Some but not all named
+    is an error: the bindings cannot make a structseq with unnamed fields.
+    """
+    if len(returns) <= 1 or all(r.name is None for r in returns):
+        return []
+    names = [r.name for r in returns]
+    if None in names:
+        raise ValueError("a structseq needs a name for every return, or for none")
+    return [str(n) for n in names]
+
+
+def returns_str(name: str, returns: Sequence[Return]) -> str:
+    """The return annotation of a function named `name` with these returns."""
+    if structseq_fieldnames(returns):
+        return f"torch.return_types.{name}"
+    hints = [return_type_str(r.type) for r in returns]
+    if not hints:
+        return "None"
+    if len(hints) == 1:
+        return hints[0]
+    return f"tuple[{', '.join(hints)}]"
+
+
+def returns_structseq(name: str, returns: Sequence[Return]) -> tuple[str, str] | None:
+    """The structseq class `torch.return_types.<name>` as the stubs define it, if any."""
+    fields = structseq_fieldnames(returns)
+    if not fields:
+        return None
+    hints = [return_type_str(r.type) for r in returns]
+    sequence = f"tuple[{', '.join(hints)}]"
+    lines = [f"class {name}({sequence}):  # fmt: skip"]
+    for field, hint in zip(fields, hints, strict=True):
+        lines += ["    @property", f"    def {field}(self) -> {hint}: ..."]
+    count = len(fields)
+    lines += [
+        "    def __new__(",
+        "        cls,",
+        f"        sequence: {sequence},",
+        "    ) -> Self:  # fmt: skip",
+        "        ...",
+        f"    n_fields: Final[_int] = {count}",
+        f"    n_sequence_fields: Final[_int] = {count}",
+        "    n_unnamed_fields: Final[_int] = 0",
+        "    def __init_subclass__(cls) -> NoReturn: ...  # prohibit subclassing",
+        "",
+    ]
+    return name, "\n".join(lines)
+
+
+def format_function_signature(
+    name: str, parameters: Sequence[str] = (), return_type: str | None = None
+) -> str:
+    """`def name(params) -> ret: ...`, one parameter per line when too long.
+
+    If even the split form has a line over the limit, the body moves to its
+    own line under `# fmt: skip` (ruff cannot format such compound statements).
+    """
+    arrow = "" if return_type is None else f" -> {return_type}"
+    one_line = f"def {name}({', '.join(parameters)}){arrow}: ..."
+    if len(one_line) <= MAX_LINE or not parameters or tuple(parameters) == ("self",):
+        return one_line
+    lines = [f"def {name}(", *(f"    {p}," for p in parameters), f"){arrow}: ..."]
+    if all(len(line) <= MAX_LINE for line in lines):
+        return "\n".join(lines)
+    lines[-1] = f"){arrow}:  # fmt: skip"
+    return "\n".join(lines) + "\n    ..."
