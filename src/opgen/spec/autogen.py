@@ -20,10 +20,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from opgen.api import cpp
 from opgen.diagnostics import SpecError
 from opgen.spec.arguments import Argument, Return
-from opgen.spec.backend import DEFAULT_KERNEL_NAMESPACE, BackendMetadata
+from opgen.spec.backend import DEFAULT_KERNEL_NAMESPACE, BackendMetadata, default_kernel_name
 from opgen.spec.keys import DeviceCheckType, SchemaKind, Variant
 from opgen.spec.native import NativeFunction
 from opgen.spec.schema import BaseOperatorName, FunctionSchema, OperatorName, fresh_alias_names
@@ -172,7 +171,9 @@ def _derive(f: NativeFunction, kind: SchemaKind) -> tuple[NativeFunction, Backen
     func = _functional_schema(f.func) if kind is SchemaKind.functional else _out_schema(f.func)
     # Out= kernels are named op_overload, which keeps e.g. randn.names_out and
     # randn.generator_with_names_out apart.
-    kernel = func.name.unambiguous_name() if func.kind is SchemaKind.out else cpp.name(func)
+    kernel = (
+        func.name.unambiguous_name() if func.kind is SchemaKind.out else default_kernel_name(func)
+    )
     if f.func.has_symint():
         kernel += "_symint"
     tags = {"generated"} | (f.tags & INHERITED_TAGS)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from opgen.spec.keys import DispatchKey, needs_device_guard
-from opgen.spec.schema import OperatorName
+from opgen.spec.schema import FunctionSchema, OperatorName
 
 if TYPE_CHECKING:
     from opgen.spec.groups import NativeFunctionsGroup
@@ -21,6 +21,15 @@ if TYPE_CHECKING:
 
 # The C++ namespace of kernels whose dispatch entry names no namespace.
 DEFAULT_KERNEL_NAMESPACE = "at::native"
+
+
+def default_kernel_name(func: FunctionSchema) -> str:
+    """The kernel name of an operator whose entry names none: its C++ API name.
+
+    That is `add`, or `add_out` for an out= overload (see `opgen.api.cpp.name`).
+    """
+    base = str(func.name.name)
+    return f"{base}_out" if func.is_out_fn() else base
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,8 @@ from collections.abc import Iterator, Set
 from dataclasses import dataclass
 from typing import TypeVar
 
-from opgen.api import cpp
 from opgen.diagnostics import Location, SpecError
-from opgen.spec.backend import DEFAULT_KERNEL_NAMESPACE, BackendMetadata
+from opgen.spec.backend import DEFAULT_KERNEL_NAMESPACE, BackendMetadata, default_kernel_name
 from opgen.spec.keys import (
     COMPOSITE_DISPATCH_KEYS,
     STRUCTURED_DISPATCH_KEYS,
@@ -332,7 +331,9 @@ def _read_dispatch(
         if structured or delegate is not None:
             return {}, True
         _check_not_factory(e, func)
-        return {CIA: BackendMetadata(cpp.name(func), False, DEFAULT_KERNEL_NAMESPACE)}, False
+        return {
+            CIA: BackendMetadata(default_kernel_name(func), False, DEFAULT_KERNEL_NAMESPACE)
+        }, False
     if not isinstance(raw, YamlMap):
         raise SpecError(f"'dispatch' must be a mapping, not {_describe(raw)}", e.at("dispatch"))
     if e.entry.get("manual_kernel_registration") is True:
@@ -361,7 +362,7 @@ def _read_dispatch(
                 dispatch[key] = (
                     metadata if key in STRUCTURED_DISPATCH_KEYS else metadata.unstructured
                 )
-                redundant_cia |= key is CIA and kernel == cpp.name(func)
+                redundant_cia |= key is CIA and kernel == default_kernel_name(func)
         except _KernelError as error:
             raise error.at(raw.value_location(keys)) from None
         except SchemaError as error:
@@ -453,7 +454,7 @@ def _check_dispatch(
         and not dispatch[CIA].supports_symint()
     ):
         raise SpecError(
-            f"a lone CompositeImplicitAutograd kernel must be named '{cpp.name(func)}' "
+            f"a lone CompositeImplicitAutograd kernel must be named '{default_kernel_name(func)}' "
             f"(then delete the dispatch table), not '{dispatch[CIA].kernel}'",
             e.at("dispatch"),
         )
