@@ -5,19 +5,13 @@ python benchmarks/bench_check.py [--runs 11]
 
 from __future__ import annotations
 
-import argparse
 import sys
 
-from paired import run_pairs, torchgen_native_dir
+from paired import run_pairs, setup
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=11, help="pairs of runs (default 11)")
-    args = parser.parse_args()
-
-    native_dir = torchgen_native_dir()
-    native, tags = str(native_dir / "native_functions.yaml"), str(native_dir / "tags.yaml")
+    runs, native, tags = setup(__doc__.splitlines()[0])
     opgen_command = [sys.executable, "-m", "opgen", "check", native, "--tags", tags]
     torchgen = [
         sys.executable,
@@ -27,7 +21,7 @@ def main() -> int:
         native,
         tags,
     ]
-    times = run_pairs(opgen_command, torchgen, args.runs)
+    times = run_pairs(opgen_command, torchgen, runs)
     print(times.report("opgen check", "torchgen parse_native_yaml"))
     return 0
 

@@ -10,11 +10,10 @@ Both outputs are checked to be identical before timing.
 
 from __future__ import annotations
 
-import argparse
 import subprocess
 import sys
 
-from paired import REPO, run_pairs, torchgen_native_dir
+from paired import REPO, run_pairs, setup
 
 TORCHGEN_DUMP = (
     "import sys\n"
@@ -25,12 +24,7 @@ TORCHGEN_DUMP = (
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=11, help="pairs of runs (default 11)")
-    args = parser.parse_args()
-
-    native_dir = torchgen_native_dir()
-    native, tags = str(native_dir / "native_functions.yaml"), str(native_dir / "tags.yaml")
+    runs, native, tags = setup(__doc__.splitlines()[0])
     ours = [sys.executable, "-m", "opgen", "dump", "--signatures", native, "--tags", tags]
     theirs = [sys.executable, "-c", TORCHGEN_DUMP, native, tags]
     outputs = [
@@ -40,7 +34,7 @@ def main() -> int:
     if outputs[0] != outputs[1]:
         print("the two outputs differ; run the conformance tests", file=sys.stderr)
         return 1
-    times = run_pairs(ours, theirs, args.runs)
+    times = run_pairs(ours, theirs, runs)
     print(times.report("opgen dump --signatures", "torchgen, same output"))
     return 0
 

@@ -6,6 +6,7 @@ result is each side's median and the median of the per-pair ratios.
 
 from __future__ import annotations
 
+import argparse
 import compileall
 import os
 import statistics
@@ -21,6 +22,15 @@ def torchgen_native_dir() -> Path:
     import torchgen  # only to find the packaged spec; the timed runs import it afresh
 
     return Path(os.path.dirname(torchgen.__file__)) / "packaged" / "ATen" / "native"
+
+
+def setup(description: str) -> tuple[int, str, str]:
+    """Parse `--runs`; return it with torch's native_functions.yaml and tags.yaml."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--runs", type=int, default=11, help="pairs of runs (default 11)")
+    runs = parser.parse_args().runs
+    native_dir = torchgen_native_dir()
+    return runs, str(native_dir / "native_functions.yaml"), str(native_dir / "tags.yaml")
 
 
 def timed(command: list[str]) -> float:

@@ -12,17 +12,10 @@ import pytest
 from opgen.cli import main
 from opgen.spec import load_spec
 
+from .spec_files import spec_files
 from .torchgen_model import torchgen_group_summary, torchgen_records
 
 SPECS = ["torch", "example"]
-
-
-def _paths(which: str, torchgen_native_dir: Path) -> tuple[str, str]:
-    if which == "torch":
-        d = torchgen_native_dir
-    else:
-        d = Path(__file__).parents[2] / "src" / "opgen" / "examples"
-    return str(d / "native_functions.yaml"), str(d / "tags.yaml")
 
 
 def _opgen_records(native: str, tags: str) -> list[dict[str, Any]]:
@@ -33,7 +26,7 @@ def _opgen_records(native: str, tags: str) -> list[dict[str, Any]]:
 
 @pytest.fixture(scope="module", params=SPECS)
 def both(request: pytest.FixtureRequest, torchgen_native_dir: Path) -> tuple[list[Any], list[Any]]:
-    native, tags = _paths(request.param, torchgen_native_dir)
+    native, tags = spec_files(request.param, torchgen_native_dir)
     return _opgen_records(native, tags), torchgen_records(native, tags)
 
 
@@ -56,7 +49,7 @@ def test_every_field_of_every_function(both: tuple[list[Any], list[Any]]) -> Non
 
 @pytest.mark.parametrize("which", SPECS)
 def test_groups_and_view_groups(which: str, torchgen_native_dir: Path) -> None:
-    native, tags = _paths(which, torchgen_native_dir)
+    native, tags = spec_files(which, torchgen_native_dir)
     spec = load_spec(native, tags)
     groups = [[str(f.func.name) for f in g.functions()] for g in spec.groups]
     views = [

@@ -16,23 +16,16 @@ import pytest
 
 from opgen.cli import main
 
+from .spec_files import spec_files
 from .torchgen_signatures import torchgen_signature_records
 
 SPECS = ["torch", "example"]
 SIGNATURE_KEYS = ["cpp", "cpp_method", "dispatcher", "native", "python", "python_pyi"]
 
 
-def _paths(which: str, torchgen_native_dir: Path) -> tuple[str, str]:
-    if which == "torch":
-        d = torchgen_native_dir
-    else:
-        d = Path(__file__).parents[2] / "src" / "opgen" / "examples"
-    return str(d / "native_functions.yaml"), str(d / "tags.yaml")
-
-
 @pytest.fixture(scope="module", params=SPECS)
 def both(request: pytest.FixtureRequest, torchgen_native_dir: Path) -> tuple[list[Any], list[Any]]:
-    native, tags = _paths(request.param, torchgen_native_dir)
+    native, tags = spec_files(request.param, torchgen_native_dir)
     out = io.StringIO()
     assert main(["dump", "--signatures", native, "--tags", tags], out, io.StringIO()) == 0
     ours = [json.loads(line) for line in out.getvalue().splitlines()]

@@ -437,9 +437,6 @@ class CppSignature(RenderedParameters):
             )
         )
 
-    def arguments(self) -> Sequence[Binding]:
-        return self.bindings
-
     @cached
     def returns_ctype(self) -> CType:
         return returns_type(self.func.returns, style=self.style)

@@ -94,9 +94,6 @@ class DispatcherSignature(RenderedParameters):
     def bindings(self) -> tuple[Binding, ...]:
         return tuple(arguments(self.func, style=self.style, symint=self.symint, memo=self.memo))
 
-    def arguments(self) -> tuple[Binding, ...]:
-        return self.bindings
-
     @cached
     def returns_ctype(self) -> CType:
         return cpp.returns_type(self.func.returns, style=self.style)

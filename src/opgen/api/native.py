@@ -134,9 +134,6 @@ class NativeSignature(RenderedParameters):
     def bindings(self) -> tuple[Binding, ...]:
         return tuple(arguments(self.func, symint=self.symint, style=self.style, memo=self.memo))
 
-    def arguments(self) -> tuple[Binding, ...]:
-        return self.bindings
-
     @cached
     def returns_ctype(self) -> CType:
         return cpp.returns_type(self.func.returns, style=self.style)

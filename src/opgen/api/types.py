@@ -335,6 +335,9 @@ class RenderedParameters:
     bindings: tuple[Binding, ...]
     returns_ctype: CType
 
+    def arguments(self) -> tuple[Binding, ...]:
+        return self.bindings
+
     def returns_type(self) -> CType:
         return self.returns_ctype
 
