@@ -90,6 +90,10 @@ VALUE_TYPES: dict[BaseTy, BaseCType] = {
 }
 
 
+_BOOL = BaseType(BaseTy.bool)
+_TENSOR = BaseType(BaseTy.Tensor)
+
+
 class NoCppType(ValueError):
     """A schema type with no C++ form in this convention (`GraphModule`, custom classes)."""
 
@@ -137,9 +141,6 @@ def value_type(t: Type, *, symint: bool) -> CType | None:
             return ArrayCType(BOOL, t.size)
         return None
     raise NoCppType(f"'{t}' has no C++ type")
-
-
-_BOOL = BaseType(BaseTy.bool)
 
 
 def argument_ctype(
@@ -225,9 +226,6 @@ def return_ctype(t: Type, *, mutable: bool, style: ArgumentStyle) -> CType:
     if isinstance(t, OptionalType) and t.elem == _TENSOR:
         return OptionalCType(return_ctype(t.elem, mutable=mutable, style=style))
     raise NoCppType(f"'{t}' cannot be returned in C++")
-
-
-_TENSOR = BaseType(BaseTy.Tensor)
 
 
 def return_type(r: Return, *, style: ArgumentStyle) -> CType:
@@ -333,7 +331,8 @@ def argument(
     style: ArgumentStyle,
 ) -> list[Binding]:
     """The C++ parameters one schema argument (or argument group) becomes."""
-    if isinstance(a, Argument):
+
+    def plain(a: Argument) -> Binding:
         binds: ArgName = a.name
         if a.name == "memory_format" and has_tensor_options:
             binds = SpecialArgName.possibly_redundant_memory_format
@@ -341,27 +340,14 @@ def argument(
         if a.default is not None and a.name not in cpp_no_default_args:
             default = default_expr(a.default, a.type, symint=symint)
         ctype = argument_ctype(a.type, mutable=a.is_write, symint=symint, style=style)
-        return [Binding(a.name, NamedCType(binds, ctype), a, default)]
+        return Binding(a.name, NamedCType(binds, ctype), a, default)
+
+    if isinstance(a, Argument):
+        return [plain(a)]
     if isinstance(a, SelfArgument):
-        if method:
-            return []  # the object the method is called on
-        a = a.argument
-        ctype = argument_ctype(a.type, mutable=a.is_write, symint=symint, style=style)
-        return [Binding(a.name, NamedCType(a.name, ctype), a, None)]
+        return [] if method else [plain(a.argument)]  # a method's self is `*this`
     if faithful:
-        return [
-            b
-            for option in a.all()
-            for b in argument(
-                option,
-                cpp_no_default_args=cpp_no_default_args,
-                method=method,
-                faithful=True,
-                symint=symint,
-                has_tensor_options=has_tensor_options,
-                style=style,
-            )
-        ]
+        return [plain(option) for option in a.all()]
     assert "options" not in cpp_no_default_args, "checked by the spec model"
     options_default = None
     if all(option.default == "None" for option in a.all()):
