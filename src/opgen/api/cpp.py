@@ -53,6 +53,7 @@ from opgen.api.types import (
     CType,
     NamedCType,
     OptionalCType,
+    Parameters,
     RenderedParameters,
     SpecialArgName,
     TupleCType,
@@ -366,7 +367,7 @@ def arguments(
     cpp_no_default_args: frozenset[str],
     style: ArgumentStyle,
     memo: BindingMemo | None = None,
-) -> list[Binding]:
+) -> Parameters:
     """The parameters of a C++ API function. Faithful signatures have no defaults."""
     ordered = (*args.non_out, *args.out) if faithful else (*args.out, *args.non_out)
     has_tensor_options = args.tensor_options is not None
@@ -386,9 +387,9 @@ def arguments(
         return bindings
 
     if memo is None:
-        return [b for a in ordered for b in convert(a)]
+        return Parameters(tuple([b for a in ordered for b in convert(a)]))
     convention = ("cpp", faithful, symint, method, has_tensor_options, cpp_no_default_args, style)
-    return memo.bindings(convention, ordered, convert)
+    return memo.parameters(convention, ordered, convert)
 
 
 # -- signatures --------------------------------------------------------------------
@@ -410,22 +411,18 @@ class CppSignature(RenderedParameters):
     memo: BindingMemo | None = None
 
     @cached
-    def bindings(self) -> tuple[Binding, ...]:
-        return tuple(
-            arguments(
-                self.func.arguments,
-                faithful=self.faithful,
-                symint=self.symint,
-                method=self.method,
-                cpp_no_default_args=self.cpp_no_default_args,
-                style=self.style,
-                memo=self.memo,
-            )
+    def parameters(self) -> Parameters:
+        return arguments(
+            self.func.arguments,
+            faithful=self.faithful,
+            symint=self.symint,
+            method=self.method,
+            cpp_no_default_args=self.cpp_no_default_args,
+            style=self.style,
+            memo=self.memo,
         )
 
-    @cached
-    def returns_ctype(self) -> CType:
-        return returns_type(self.func.returns, style=self.style)
+    convert_returns = staticmethod(returns_type)
 
     def name(self, *, suppress_symint_suffix: bool = False) -> str:
         result = name(

@@ -23,6 +23,7 @@ from opgen.api.types import (
     CType,
     Expr,
     NamedCType,
+    Parameters,
     RenderedParameters,
     SchemaArgument,
 )
@@ -62,13 +63,25 @@ def arguments(
     symint: bool = True,
     memo: BindingMemo | None = None,
 ) -> list[Binding]:
+    """Every argument in schema order, as a dispatcher parameter."""
+    return list(parameters(func, style=style, symint=symint, memo=memo).bindings)
+
+
+def parameters(
+    func: FunctionSchema,
+    *,
+    style: ArgumentStyle,
+    symint: bool = True,
+    memo: BindingMemo | None = None,
+) -> Parameters:
     def convert(a: SchemaArgument) -> list[Binding]:
         assert isinstance(a, Argument)
         return [argument(a, style=style, symint=symint)]
 
     if memo is None:
-        return [argument(a, style=style, symint=symint) for a in func.schema_order_arguments()]
-    return memo.bindings(("dispatcher", symint, style), func.schema_order_arguments(), convert)
+        ordered = func.schema_order_arguments()
+        return Parameters(tuple([argument(a, style=style, symint=symint) for a in ordered]))
+    return memo.parameters(("dispatcher", symint, style), func.schema_order_arguments(), convert)
 
 
 def returns_type(rs: tuple[Return, ...], *, style: ArgumentStyle) -> CType:
@@ -91,12 +104,10 @@ class DispatcherSignature(RenderedParameters):
         return DispatcherSignature(func, style, prefix, symint)
 
     @cached
-    def bindings(self) -> tuple[Binding, ...]:
-        return tuple(arguments(self.func, style=self.style, symint=self.symint, memo=self.memo))
+    def parameters(self) -> Parameters:
+        return parameters(self.func, style=self.style, symint=self.symint, memo=self.memo)
 
-    @cached
-    def returns_ctype(self) -> CType:
-        return cpp.returns_type(self.func.returns, style=self.style)
+    convert_returns = staticmethod(cpp.returns_type)
 
     def name(self) -> str:
         return self.prefix + name(self.func)

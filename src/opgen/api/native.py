@@ -38,6 +38,7 @@ from opgen.api.types import (
     MutRefCType,
     NamedCType,
     OptionalCType,
+    Parameters,
     RenderedParameters,
     SchemaArgument,
 )
@@ -110,7 +111,7 @@ def arguments(
     symint: bool,
     style: ArgumentStyle,
     memo: BindingMemo | None = None,
-) -> list[Binding]:
+) -> Parameters:
     is_out = func.is_out_fn()
     ordered = (*func.arguments.non_out, *func.arguments.out)
 
@@ -118,8 +119,8 @@ def arguments(
         return argument(a, is_out=is_out, symint=symint, style=style)
 
     if memo is None:
-        return [b for a in ordered for b in convert(a)]
-    return memo.bindings(("native", is_out, symint, style), ordered, convert)
+        return Parameters(tuple([b for a in ordered for b in convert(a)]))
+    return memo.parameters(("native", is_out, symint, style), ordered, convert)
 
 
 @dataclass(frozen=True, eq=False)
@@ -131,12 +132,10 @@ class NativeSignature(RenderedParameters):
     memo: BindingMemo | None = None
 
     @cached
-    def bindings(self) -> tuple[Binding, ...]:
-        return tuple(arguments(self.func, symint=self.symint, style=self.style, memo=self.memo))
+    def parameters(self) -> Parameters:
+        return arguments(self.func, symint=self.symint, style=self.style, memo=self.memo)
 
-    @cached
-    def returns_ctype(self) -> CType:
-        return cpp.returns_type(self.func.returns, style=self.style)
+    convert_returns = staticmethod(cpp.returns_type)
 
     def name(self) -> str:
         return self.prefix + name(self.func)

@@ -20,7 +20,7 @@ group). Here they are an explicit argument.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, TypeAlias
@@ -28,8 +28,9 @@ from typing import TYPE_CHECKING, TypeAlias
 from opgen.cached import cached
 
 if TYPE_CHECKING:
-    from opgen.spec.arguments import Argument, SelfArgument, TensorOptionsArguments
+    from opgen.spec.arguments import Argument, Return, SelfArgument, TensorOptionsArguments
     from opgen.spec.native import NativeFunction
+    from opgen.spec.schema import FunctionSchema
 
 
 class CType:
@@ -326,38 +327,91 @@ _STYLES = {
 SchemaArgument: TypeAlias = "Argument | TensorOptionsArguments | SelfArgument"
 
 
-class RenderedParameters:
-    """The text every convention's signature renders, each piece rendered once.
+class Parameters:
+    """A parameter list, rendered once however many signatures share it."""
 
-    Subclasses provide `bindings` and `returns_ctype`.
-    """
-
-    bindings: tuple[Binding, ...]
-    returns_ctype: CType
-
-    def arguments(self) -> tuple[Binding, ...]:
-        return self.bindings
-
-    def returns_type(self) -> CType:
-        return self.returns_ctype
+    def __init__(self, bindings: tuple[Binding, ...]) -> None:
+        self.bindings = bindings
 
     @cached
-    def returns_text(self) -> str:
-        return self.returns_ctype.cpp_type()
-
-    @cached
-    def declared_parameters(self) -> str:
-        """The parameters with their defaults: `const at::Tensor & self, int64_t dim=-1`."""
+    def declared(self) -> str:
+        """With defaults: `const at::Tensor & self, int64_t dim=-1`."""
         return ", ".join([b.declaration for b in self.bindings])
 
     @cached
-    def defined_parameters(self) -> str:
-        """The parameters without defaults, as in a definition."""
+    def defined(self) -> str:
+        """Without defaults, as in a definition."""
         return ", ".join([b.definition for b in self.bindings])
 
     @cached
-    def parameter_types(self) -> str:
+    def types(self) -> str:
         return ", ".join([b.type for b in self.bindings])
+
+
+class Result:
+    """What a signature returns, with its text rendered once."""
+
+    __slots__ = ("ctype", "text")
+
+    def __init__(self, ctype: CType) -> None:
+        self.ctype = ctype
+        self.text = ctype.cpp_type()
+
+
+class RenderedParameters:
+    """The text every convention's signature renders, each piece rendered once.
+
+    Subclasses provide `func`, `style`, `memo`, `parameters` and
+    `convert_returns` (the convention's returns-to-C++-type rule).
+    """
+
+    func: FunctionSchema
+    style: ArgumentStyle
+    memo: BindingMemo | None
+    parameters: Parameters
+
+    @staticmethod
+    def convert_returns(rs: Sequence[Return], *, style: ArgumentStyle) -> CType:
+        raise NotImplementedError
+
+    @cached
+    def result(self) -> Result:
+        returns, style = self.func.returns, self.style
+        if self.memo is None:
+            return Result(self.convert_returns(returns, style=style))
+        return self.memo.result(style, returns, self.convert_returns)
+
+    @property
+    def returns_ctype(self) -> CType:
+        return self.result.ctype
+
+    @property
+    def returns_text(self) -> str:
+        return self.result.text
+
+    @property
+    def bindings(self) -> tuple[Binding, ...]:
+        return self.parameters.bindings
+
+    def arguments(self) -> tuple[Binding, ...]:
+        return self.parameters.bindings
+
+    def returns_type(self) -> CType:
+        return self.result.ctype
+
+    @property
+    def declared_parameters(self) -> str:
+        """The parameters with their defaults: `const at::Tensor & self, int64_t dim=-1`."""
+        return self.parameters.declared
+
+    @property
+    def defined_parameters(self) -> str:
+        """The parameters without defaults, as in a definition."""
+        return self.parameters.defined
+
+    @property
+    def parameter_types(self) -> str:
+        return self.parameters.types
 
     def ptr_type(self) -> str:
         """The function pointer type: `at::Tensor (*)(const at::Tensor &, ...)`."""
@@ -369,42 +423,77 @@ class RenderedParameters:
 
 
 class BindingMemo:
-    """The bindings one run has already derived, by convention and schema argument.
+    """The parameter lists one run has already derived, by convention and schema arguments.
 
     A spec repeats a few arguments thousands of times (`Tensor self`,
     `Scalar alpha=1`): torch's has 11,909 arguments but 1,129 distinct ones,
-    and parsing shares one object among equal ones. Converting an argument is
-    a pure function of the argument and the convention, so a run converts each
-    distinct object once. The memo belongs to whoever drives the run (see
-    `signatures.SignatureSet`) and is passed explicitly; nothing here is global.
+    and parsing shares one object among equal ones. Whole argument lists
+    repeat too (3,101 functions, 1,612 distinct lists). Converting arguments is
+    a pure function of the arguments and the convention, so a run converts
+    each distinct argument once, and builds (and renders) each distinct list
+    once.
 
-    Entries are found by object identity (`id`, the cheapest key) and keep
-    their argument alive, so an id can never be reused for another object
-    while its entry exists.
+    The memo belongs to whoever drives the run (see `signatures.SignatureSet`)
+    and is passed explicitly; nothing here is global. Entries are found by
+    object identity (`id`, the cheapest key) and keep their arguments alive,
+    so an id can never be reused for another object while its entry exists.
     """
 
-    __slots__ = ("_tables",)
+    __slots__ = ("_results", "_tables")
 
     def __init__(self) -> None:
-        self._tables: dict[Hashable, dict[int, tuple[SchemaArgument, tuple[Binding, ...]]]] = {}
+        self._tables: dict[Hashable, _ConventionMemo] = {}
+        self._results: dict[ArgumentStyle, dict[tuple[int, ...], tuple[object, Result]]] = {}
 
-    def bindings(
+    def result(
+        self,
+        style: ArgumentStyle,
+        returns: tuple[Return, ...],
+        convert: Callable[..., CType],
+    ) -> Result:
+        """`convert(returns, style=style)`, rendered, once per distinct returns and style."""
+        table = self._results.get(style)
+        if table is None:
+            table = self._results[style] = {}
+        key = tuple([id(r) for r in returns])
+        found = table.get(key)
+        if found is None:  # the entry keeps the returns, and so their ids, alive
+            found = table[key] = (returns, Result(convert(returns, style=style)))
+        return found[1]
+
+    def parameters(
         self,
         convention: Hashable,
         arguments: Iterable[SchemaArgument],
         convert: Callable[[SchemaArgument], list[Binding]],
-    ) -> list[Binding]:
+    ) -> Parameters:
         """`convert` applied to each argument and concatenated, reusing earlier results.
 
         `convention` must identify everything `convert` depends on besides the argument.
         """
         table = self._tables.get(convention)
         if table is None:
-            table = self._tables[convention] = {}
+            table = self._tables[convention] = _ConventionMemo()
+        arguments = tuple(arguments)
+        key = tuple([id(a) for a in arguments])
+        found = table.lists.get(key)
+        if found is not None:
+            return found
+        converted = table.arguments
         result: list[Binding] = []
         for a in arguments:
-            entry = table.get(id(a))
+            entry = converted.get(id(a))
             if entry is None:
-                entry = table[id(a)] = (a, tuple(convert(a)))
+                entry = converted[id(a)] = (a, tuple(convert(a)))
             result.extend(entry[1])
-        return result
+        found = table.lists[key] = Parameters(tuple(result))
+        return found
+
+
+class _ConventionMemo:
+    __slots__ = ("arguments", "lists")
+
+    def __init__(self) -> None:
+        self.arguments: dict[int, tuple[SchemaArgument, tuple[Binding, ...]]] = {}
+        # Every id in a key is an argument kept alive by `arguments`.
+        self.lists: dict[tuple[int, ...], Parameters] = {}
