@@ -34,11 +34,21 @@ def setup(description: str) -> tuple[int, str, str]:
 
 
 def timed(command: list[str]) -> float:
+    return measured(command)[0]
+
+
+def measured(command: list[str]) -> tuple[float, int]:
+    """Wall time in seconds and peak resident set size in KiB of one run of `command`."""
     start = time.perf_counter()
-    subprocess.run(
-        command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO
     )
-    return time.perf_counter() - start
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    if process.returncode != 0:
+        raise subprocess.CalledProcessError(process.returncode, command)
+    return elapsed, usage.ru_maxrss  # KiB on Linux
 
 
 @dataclass(frozen=True)
@@ -59,14 +69,20 @@ class PairedTimes:
         )
 
 
-def run_pairs(ours: list[str], theirs: list[str], runs: int) -> PairedTimes:
-    # Both sides load compiled bytecode, as an installed package does: pip
-    # compiles torchgen's at install time, but an editable opgen (or one run with
-    # PYTHONDONTWRITEBYTECODE set) would otherwise be compiled on every run.
+def compile_bytecode() -> None:
+    """Both sides load compiled bytecode, as an installed package does.
+
+    pip compiles torchgen's at install time, but an editable opgen (or one run
+    with PYTHONDONTWRITEBYTECODE set) would otherwise be compiled on every run.
+    """
     import opgen
 
     compileall.compile_dir(os.path.dirname(opgen.__file__), quiet=1)
     compileall.compile_dir(str(REPO / "tests"), quiet=1)
+
+
+def run_pairs(ours: list[str], theirs: list[str], runs: int) -> PairedTimes:
+    compile_bytecode()
     timed(ours), timed(theirs)  # warm the file cache
     our_times, their_times = [], []
     for _ in range(runs):

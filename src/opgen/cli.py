@@ -19,6 +19,7 @@ from typing import TextIO
 from opgen import __version__
 from opgen.diagnostics import Diagnostic, SpecError, render
 from opgen.spec import Spec, load_spec
+from opgen.targets.aten import command as aten_command
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,15 @@ def build_parser() -> argparse.ArgumentParser:
         "python and python_pyi",
     )
     dump.set_defaults(run=run_dump)
+
+    aten = commands.add_parser(
+        "aten",
+        help="generate ATen's files, as `python -m torchgen.gen` does",
+        description="Generate ATen's files from --source-path, byte for byte as "
+        "`python -m torchgen.gen` does, with the same flags.",
+    )
+    aten_command.add_arguments(aten)
+    aten.set_defaults(run=aten_command.run_aten)
     return parser
 
 

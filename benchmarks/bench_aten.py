@@ -1,0 +1,78 @@
+"""Whole-process `opgen aten` against `python -m torchgen.gen` with the same flags, on torch's ATen.
+
+Each run writes into fresh, empty output directories (a clean build), made
+and removed outside the timing. Runs alternate; the script prints both
+medians, the median of the paired ratios and both sides' peak RSS. Before
+timing, it checks that the two output trees are identical.
+
+    python benchmarks/bench_aten.py [--runs 5] [-- extra torchgen.gen flags]
+"""
+
+from __future__ import annotations
+
+import argparse
+import filecmp
+import shutil
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+from paired import compile_bytecode, measured, torchgen_native_dir
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5, help="pairs of runs (default 5)")
+    parser.add_argument("flags", nargs="*", help="flags for both generators")
+    args = parser.parse_args()
+    aten = torchgen_native_dir().parent
+    scratch = Path(tempfile.mkdtemp(prefix="bench-aten-"))
+
+    def command(generator: list[str], root: Path) -> list[str]:
+        layout = ["-s", str(aten), "-d", str(root / "out")]
+        layout += ["--aoti-install-dir", str(root / "aoti")]
+        return [*generator, *layout, *args.flags]
+
+    ours = [sys.executable, "-m", "opgen", "aten"]
+    theirs = [sys.executable, "-m", "torchgen.gen"]
+    compile_bytecode()
+    try:
+        measured(command(ours, scratch / "ours"))
+        measured(command(theirs, scratch / "theirs"))
+        if not _same_tree(scratch / "ours", scratch / "theirs"):
+            print("the two output trees differ; run the conformance tests", file=sys.stderr)
+            return 1
+        results: dict[str, list[tuple[float, int]]] = {"ours": [], "theirs": []}
+        for _ in range(args.runs):
+            for side, generator in (("ours", ours), ("theirs", theirs)):
+                root = scratch / side
+                shutil.rmtree(root, ignore_errors=True)
+                results[side].append(measured(command(generator, root)))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    _report(results, " ".join(args.flags) or "default flags")
+    return 0
+
+
+def _same_tree(a: Path, b: Path) -> bool:
+    files_a = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
+    files_b = sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
+    if files_a != files_b:
+        return False
+    return all(filecmp.cmp(a / p, b / p, shallow=False) for p in files_a)
+
+
+def _report(results: dict[str, list[tuple[float, int]]], flags: str) -> None:
+    ours, theirs = results["ours"], results["theirs"]
+    ratios = [t[0] / o[0] for o, t in zip(ours, theirs, strict=True)]
+    print(f"opgen aten vs python -m torchgen.gen ({flags}), {len(ratios)} alternating pairs")
+    for label, side in (("opgen aten", ours), ("torchgen.gen", theirs)):
+        seconds = statistics.median(t for t, _ in side)
+        rss = max(r for _, r in side) / 1024
+        print(f"{label + ':':<14} median {seconds:.3f} s, peak RSS {rss:.0f} MiB")
+    print(f"speed-up (median of paired ratios): {statistics.median(ratios):.2f}x")
+
+
+if __name__ == "__main__":
+    sys.exit(main())

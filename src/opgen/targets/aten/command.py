@@ -1,0 +1,174 @@
+"""`opgen aten`: the command line of `python -m torchgen.gen`, flag for flag.
+
+Every flag keeps torchgen's spellings (both the dashed and the underscored
+form), meaning and default, so build scripts can swap the command and keep
+their arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TextIO
+
+from opgen.targets.aten.options import AtenOptions, Generate
+
+_DEFAULTS = AtenOptions()
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add = parser.add_argument
+    add(
+        "-s",
+        "--source-path",
+        default=_DEFAULTS.source_path,
+        metavar="DIR",
+        help="the ATen source directory: native/native_functions.yaml, native/tags.yaml "
+        "and templates/ (default: %(default)s)",
+    )
+    add(
+        "-o",
+        "--output-dependencies",
+        metavar="FILE",
+        help="also write, for each output family, the list of files it generates "
+        "(a CMake set(); the family's prefix is added to FILE's name)",
+    )
+    add(
+        "--dry-run",
+        action="store_true",
+        help="write no generated file (the -o lists are still written)",
+    )
+    add(
+        "--per-operator-headers",
+        action="store_true",
+        help="also generate one set of headers per operator under ops/",
+    )
+    add(
+        "-d",
+        "--install-dir",
+        "--install_dir",
+        default=_DEFAULTS.install_dir,
+        metavar="DIR",
+        help="output directory (default: %(default)s)",
+    )
+    add(
+        "--aoti-install-dir",
+        "--aoti_install_dir",
+        default=_DEFAULTS.aoti_install_dir,
+        metavar="DIR",
+        help="output directory of the AOTInductor C shim (default: %(default)s)",
+    )
+    add(
+        "--headeronly-install-dir",
+        "--headeronly_install_dir",
+        metavar="DIR",
+        help="output directory of header-only files such as enum_tag.h "
+        "(default: <install-dir>/core)",
+    )
+    add("--rocm", action="store_true", help="read CUDA as ROCm/HIP")
+    add("--mps", action="store_true", help="generate MPS registrations")
+    add("--xpu", action="store_true", help="generate XPU registrations")
+    add("--mtia", action="store_true", help="generate MTIA registrations")
+    add(
+        "--op-registration-whitelist",
+        "--op_registration_whitelist",
+        nargs="*",
+        metavar="OP",
+        help="register only these operators (namespace::name, no overload)",
+    )
+    add(
+        "--op-selection-yaml-path",
+        "--op_selection_yaml_path",
+        metavar="FILE",
+        help="register only the operators a selective-build YAML selects",
+    )
+    add(
+        "--backend-whitelist",
+        "--backend_whitelist",
+        nargs="*",
+        metavar="KEY",
+        help="generate registrations only for these dispatch keys (and the composite ones)",
+    )
+    add(
+        "--static-dispatch-backend",
+        "--static_dispatch_backend",
+        nargs="*",
+        metavar="KEY",
+        help="call these backends' kernels directly instead of through the dispatcher",
+    )
+    add(
+        "--skip-dispatcher-op-registration",
+        "--skip_dispatcher_op_registration",
+        action="store_true",
+        help="register no operator with the dispatcher",
+    )
+    add(
+        "--force-schema-registration",
+        "--force_schema_registration",
+        action="store_true",
+        help="register every schema, even of operators not selected",
+    )
+    add(
+        "--generate",
+        nargs="*",
+        choices=[g.value for g in Generate],
+        default=[g.value for g in Generate],
+        help="generate only these parts (default: all)",
+    )
+    add(
+        "--update-aoti-c-shim",
+        action="store_true",
+        help="rewrite the AOTInductor C shim headers instead of checking them",
+    )
+    add(
+        "--extend-aoti-c-shim",
+        action="store_true",
+        help="generate C shims for an out-of-tree spec, extending the in-tree ones",
+    )
+
+
+def options_from(args: argparse.Namespace) -> AtenOptions:
+    def names(values: list[str] | None) -> tuple[str, ...] | None:
+        return None if values is None else tuple(values)
+
+    return AtenOptions(
+        source_path=args.source_path,
+        output_dependencies=args.output_dependencies,
+        dry_run=args.dry_run,
+        per_operator_headers=args.per_operator_headers,
+        install_dir=args.install_dir,
+        aoti_install_dir=args.aoti_install_dir,
+        headeronly_install_dir=args.headeronly_install_dir,
+        rocm=args.rocm,
+        mps=args.mps,
+        xpu=args.xpu,
+        mtia=args.mtia,
+        op_registration_whitelist=names(args.op_registration_whitelist),
+        op_selection_yaml_path=args.op_selection_yaml_path,
+        backend_whitelist=names(args.backend_whitelist),
+        static_dispatch_backend=names(args.static_dispatch_backend),
+        skip_dispatcher_op_registration=args.skip_dispatcher_op_registration,
+        force_schema_registration=args.force_schema_registration,
+        generate=frozenset(Generate(g) for g in args.generate),
+        update_aoti_c_shim=args.update_aoti_c_shim,
+        extend_aoti_c_shim=args.extend_aoti_c_shim,
+    )
+
+
+def run_aten(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    # Imported here so that the other commands do not pay for the target.
+    from opgen.output import dependency_files, write_files, write_if_changed
+    from opgen.targets.aten.generate import generate
+
+    options = options_from(args)
+    problems = options.usage_errors()
+    if problems:
+        for problem in problems:
+            err.write(f"opgen aten: error: {problem}\n")
+        return 2
+    outputs = generate(options)
+    write_files(outputs.all(), dry_run=options.dry_run, make_roots=not options.dry_run)
+    if options.output_dependencies:
+        lists = dependency_files(options.output_dependencies, outputs.with_dependency_lists())
+        for path, text in lists.items():
+            write_if_changed(path, text)
+    return 0

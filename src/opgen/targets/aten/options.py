@@ -1,0 +1,201 @@
+"""The options of `opgen aten`: the flags of `python -m torchgen.gen`, and what follows from them.
+
+`AtenOptions` holds the flags as given (same names, same defaults as torch
+2.13's `torchgen.gen`). The run's derived choices, such as which dispatch keys
+get registrations or `<Key>Functions.h` headers and which `dispatch:` entries
+are dropped, are computed here once, so emitters never look at flags directly
+when a derived set says it better.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+from opgen.spec.keys import DispatchKey, is_generic_dispatch_key
+
+K = DispatchKey
+
+# The keys that may get a `Register<Key>.cpp`, in the order torchgen emits them.
+REGISTRATION_KEYS = (
+    K.CPU,
+    K.SparseCPU,
+    K.SparseCsrCPU,
+    K.MkldnnCPU,
+    K.CUDA,
+    K.MPS,
+    K.XPU,
+    K.SparseXPU,
+    K.SparseCsrXPU,
+    K.SparseCUDA,
+    K.SparseCsrCUDA,
+    K.SparseMPS,
+    K.SparseCsrMPS,
+    K.QuantizedCPU,
+    K.QuantizedCUDA,
+    K.CompositeImplicitAutograd,
+    K.CompositeImplicitAutogradNestedTensor,
+    K.CompositeExplicitAutograd,
+    K.CompositeExplicitAutogradNonFunctional,
+    K.NestedTensorCPU,
+    K.NestedTensorCUDA,
+    K.NestedTensorXPU,
+    K.NestedTensorHPU,
+    K.Meta,  # generated for every structured kernel, even without a `Meta:` entry
+    K.SparseMeta,
+    K.SparseCsrMeta,
+    K.QuantizedMeta,
+    K.NestedTensorMeta,
+    K.ZeroTensor,
+    K.MTIA,
+)
+
+# The keys that always get a `<Key>Functions.h` header.
+_FUNCTIONS_KEYS = frozenset(
+    {
+        K.CPU,
+        K.CUDA,
+        K.CompositeImplicitAutograd,
+        K.CompositeImplicitAutogradNestedTensor,
+        K.CompositeExplicitAutograd,
+        K.CompositeExplicitAutogradNonFunctional,
+        K.Meta,
+        K.MTIA,
+    }
+)
+_MPS_KEYS = frozenset({K.MPS, K.SparseMPS, K.SparseCsrMPS})
+
+
+class Generate(Enum):
+    """The `--generate` choices."""
+
+    headers = "headers"
+    sources = "sources"
+    declarations_yaml = "declarations_yaml"
+
+
+@dataclass(frozen=True)
+class AtenOptions:
+    source_path: str = "aten/src/ATen"
+    output_dependencies: str | None = None
+    dry_run: bool = False
+    per_operator_headers: bool = False
+    install_dir: str = "build/aten/src/ATen"
+    aoti_install_dir: str = "torch/csrc/inductor/aoti_torch/generated"
+    headeronly_install_dir: str | None = None  # default: <install_dir>/core
+    rocm: bool = False
+    mps: bool = False
+    xpu: bool = False
+    mtia: bool = False
+    op_registration_whitelist: tuple[str, ...] | None = None
+    op_selection_yaml_path: str | None = None
+    backend_whitelist: tuple[str, ...] | None = None
+    static_dispatch_backend: tuple[str, ...] | None = None
+    skip_dispatcher_op_registration: bool = False
+    force_schema_registration: bool = False
+    generate: frozenset[Generate] = frozenset(Generate)
+    update_aoti_c_shim: bool = False
+    extend_aoti_c_shim: bool = False
+
+    # -- inputs ----------------------------------------------------------------
+
+    @property
+    def native_yaml(self) -> str:
+        return f"{self.source_path}/native/native_functions.yaml"
+
+    @property
+    def tags_yaml(self) -> str:
+        return f"{self.source_path}/native/tags.yaml"
+
+    @property
+    def template_dir(self) -> str:
+        return f"{self.source_path}/templates"
+
+    # -- output roots ----------------------------------------------------------
+    # Joined with '/', never os.path.join: CMake reads these paths back.
+
+    @property
+    def core_dir(self) -> str:
+        return f"{self.install_dir}/core"
+
+    @property
+    def ops_dir(self) -> str:
+        return f"{self.install_dir}/ops"
+
+    @property
+    def headeronly_dir(self) -> str:
+        return self.headeronly_install_dir or f"{self.install_dir}/core"
+
+    # -- derived choices -------------------------------------------------------
+
+    @property
+    def ignored_keys(self) -> frozenset[DispatchKey]:
+        """`dispatch:` entries dropped while reading the spec, as if never written."""
+        ignored: set[DispatchKey] = set()
+        if not (self.mps or self.update_aoti_c_shim):
+            ignored |= _MPS_KEYS
+        if not (self.xpu or self.update_aoti_c_shim):
+            ignored.add(K.XPU)
+        if not self.mtia:
+            ignored.add(K.MTIA)
+        return frozenset(ignored)
+
+    @property
+    def dispatch_keys(self) -> tuple[DispatchKey, ...]:
+        """The keys that get registrations, in emission order."""
+        dropped: set[DispatchKey] = set()
+        if not (self.mps or self.update_aoti_c_shim):
+            dropped |= _MPS_KEYS
+        if not (self.xpu or self.update_aoti_c_shim):
+            dropped.add(K.XPU)  # only XPU itself: SparseXPU and friends stay
+        if not self.mtia:
+            dropped.add(K.MTIA)
+        keys = [k for k in REGISTRATION_KEYS if k not in dropped]
+        if self.backend_whitelist:
+            allowed = set(self.backend_whitelist)
+            keys = [k for k in keys if is_generic_dispatch_key(k) or k.value in allowed]
+        return tuple(keys)
+
+    @property
+    def static_dispatch_keys(self) -> tuple[DispatchKey, ...]:
+        keys = [DispatchKey.maybe_parse(k) for k in self.static_dispatch_backend or ()]
+        return tuple(k for k in keys if k is not None)  # `usage_errors` reports the others
+
+    def usage_errors(self) -> list[str]:
+        """What is wrong with the flags themselves, before any file is read."""
+        errors = []
+        if self.op_registration_whitelist is not None and self.op_selection_yaml_path:
+            errors.append(
+                "--op-registration-whitelist and --op-selection-yaml-path "
+                "cannot be given together"
+            )
+        for key in self.static_dispatch_backend or ():
+            if DispatchKey.maybe_parse(key) is None:
+                errors.append(f"--static-dispatch-backend: unknown dispatch key '{key}'")
+        return errors
+
+    @property
+    def functions_keys(self) -> frozenset[DispatchKey]:
+        """The keys that get a `<Key>Functions.h` header."""
+        keys = set(_FUNCTIONS_KEYS)
+        if self.mps or self.update_aoti_c_shim:
+            keys |= _MPS_KEYS
+        if self.xpu or self.update_aoti_c_shim:
+            keys.add(K.XPU)
+        keys.update(self.static_dispatch_keys)
+        return frozenset(keys)
+
+    @property
+    def aoti_backends(self) -> tuple[DispatchKey | None, ...]:
+        """The backends that get an AOTInductor C shim; None is the dispatcher-calling one."""
+        backends: list[DispatchKey | None] = [K.CPU, K.CUDA, None]
+        if self.mps or self.update_aoti_c_shim:
+            backends.append(K.MPS)
+        if self.xpu or self.update_aoti_c_shim:
+            backends.append(K.XPU)
+        return tuple(backends)
+
+    @property
+    def device_families(self) -> tuple[str, ...]:
+        """The device-specific source families written beside the CPU ones."""
+        return ("cuda", "xpu") if self.xpu else ("cuda",)

@@ -1,0 +1,138 @@
+"""Whole output trees of `python -m torchgen.gen` and `opgen aten`, for comparing byte for byte.
+
+Each configuration is a list of flags. The torchgen side runs once per
+configuration and test session (it takes about 16 s); set OPGEN_ORACLE_DIR to
+keep its trees between sessions while developing (they are keyed by the torch
+version and the flags, and never committed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+DATA = Path(__file__).parent / "data"
+
+# The configurations the ATen target must reproduce (issue: "The ATen target").
+CONFIGS: dict[str, tuple[str, ...]] = {
+    "default": (),
+    "per_operator": (
+        "--per-operator-headers",
+        "--mps",
+        "--xpu",
+        "--static-dispatch-backend",
+        "CPU",
+        "--backend-whitelist",
+        "CPU",
+        "MPS",
+        "XPU",
+        "CompositeImplicitAutograd",
+        "CompositeExplicitAutograd",
+    ),
+    "selection": ("--op-selection-yaml-path", str(DATA / "selection.yaml")),
+    "headers": ("--generate", "headers"),
+    "sources": ("--generate", "sources"),
+}
+
+
+@dataclass(frozen=True)
+class Tree:
+    """The files one run wrote, by path relative to the run's root directory."""
+
+    root: Path
+    files: dict[str, bytes]
+
+    def under(self, prefix: str) -> dict[str, bytes]:
+        return {p: data for p, data in self.files.items() if p.startswith(prefix)}
+
+
+def layout_flags(source_path: Path, root: Path) -> list[str]:
+    """Where a run reads and writes: every output root under `root`."""
+    return [
+        "-s",
+        str(source_path),
+        "-d",
+        str(root / "out"),
+        "--aoti-install-dir",
+        str(root / "aoti"),
+        "-o",
+        str(root / "deps" / "generated.cmake"),
+    ]
+
+
+def read_tree(root: Path) -> Tree:
+    """The files under `root`; dependency lists name `root` as `<root>`, to compare across runs."""
+    files = {}
+    for p in sorted(root.rglob("*")):
+        if p.is_file():
+            rel = p.relative_to(root).as_posix()
+            data = p.read_bytes()
+            if rel.startswith("deps/"):
+                data = data.replace(str(root.resolve()).encode(), b"<root>")
+            files[rel] = data
+    return Tree(root, files)
+
+
+def torchgen_tree(flags: tuple[str, ...], source_path: Path, root: Path) -> Tree:
+    cache = _cache_dir(flags)
+    if cache is not None and (cache / "done").exists():
+        return read_tree(cache / "tree")
+    if root.exists():
+        shutil.rmtree(root)
+    root.mkdir(parents=True)
+    command = [sys.executable, "-m", "torchgen.gen", *layout_flags(source_path, root), *flags]
+    subprocess.run(command, check=True, cwd=root, capture_output=True)
+    tree = read_tree(root)
+    if cache is not None:
+        for rel, data in tree.files.items():
+            (cache / "tree" / rel).parent.mkdir(parents=True, exist_ok=True)
+            (cache / "tree" / rel).write_bytes(data)
+        (cache / "done").touch()
+    return tree
+
+
+def opgen_tree(flags: tuple[str, ...], source_path: Path, root: Path) -> Tree:
+    from opgen.cli import main
+
+    root.mkdir(parents=True, exist_ok=True)
+    status = main(["aten", *layout_flags(source_path, root), *flags])
+    assert status == 0, f"opgen aten {' '.join(flags)} exited with {status}"
+    return read_tree(root)
+
+
+def _cache_dir(flags: tuple[str, ...]) -> Path | None:
+    base = os.environ.get("OPGEN_ORACLE_DIR")
+    if not base:
+        return None
+    import torch
+
+    key = hashlib.sha1(repr((torch.__version__, flags)).encode()).hexdigest()[:16]
+    return Path(base) / key
+
+
+def opgen_files(
+    flags: tuple[str, ...], source_path: Path, root: Path, emitters: list[object]
+) -> dict[str, bytes]:
+    """What the given emitters alone produce, rendered in memory, by path relative to `root`.
+
+    For testing one file family before the whole target is done.
+    """
+    from opgen.cli import build_parser
+    from opgen.targets.aten.command import options_from
+    from opgen.targets.aten.run import AtenRun
+
+    args = build_parser().parse_args(["aten", *layout_flags(source_path, root), *flags])
+    run = AtenRun.start(options_from(args))
+    for emit in emitters:
+        emit(run)  # type: ignore[operator]
+    files: dict[str, bytes] = {}
+    for output_set in run.outputs.all():
+        for path in output_set.paths():
+            rel = (output_set.root / path).relative_to(root).as_posix()
+            files[rel] = output_set.text(path).encode()
+    return files
