@@ -165,7 +165,10 @@ def run_aten(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         for problem in problems:
             err.write(f"opgen aten: error: {problem}\n")
         return 2
-    outputs = generate(options)
+    run = generate(options)
+    for note in run.notes:
+        out.write(note + "\n")
+    outputs = run.outputs
     write_files(outputs.all(), dry_run=options.dry_run, make_roots=not options.dry_run)
     if options.output_dependencies:
         lists = dependency_files(options.output_dependencies, outputs.with_dependency_lists())

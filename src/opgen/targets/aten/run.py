@@ -8,7 +8,7 @@ list (`-o`) names exactly the files torchgen's would.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from opgen.api.signatures import SignatureSet
@@ -73,6 +73,8 @@ class AtenRun:
     selection: OperatorSelection
     signatures: SignatureSet
     outputs: AtenOutputs
+    # Lines for the user that are not errors (torchgen prints them to stdout).
+    notes: list[str] = field(default_factory=list)
 
     @staticmethod
     def start(options: AtenOptions) -> AtenRun:

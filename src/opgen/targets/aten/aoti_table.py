@@ -1,0 +1,179 @@
+"""The AOTInductor fallback-op table, read from PyTorch's `torchgen/aoti/fallback_ops.py`.
+
+The table is an input of the C shim, like native_functions.yaml: it lives in
+PyTorch's source tree, not in opgen. It is a Python file holding two dict
+literals: `inductor_fallback_ops` (the operators of the per-backend shims)
+and `aten_shimified_ops` (the dispatcher-calling `c_shim_aten`). Each maps an
+operator name `namespace.name.overload` (`default` for no overload) to its
+version info:
+
+    "aten.foo.default": {
+        "since": "TORCH_VERSION_2_12_0",              # optional: v1 is gated
+        "v2": {"new_args": ["bar"], "since": "..."},   # an added argument, gated
+    }
+
+The file is never imported: its two assignments are found with `ast` and their
+values read with `ast.literal_eval`, so the file runs no code. It is found from
+`--source-path`: `<torchgen>/packaged/ATen` (torch's wheel) has it at
+`<torchgen>/aoti/fallback_ops.py`, and a PyTorch checkout's `aten/src/ATen`
+at `<root>/torchgen/aoti/fallback_ops.py`.
+
+Version info is checked where it is used (for operators the spec has), as
+torchgen does; a bad entry is a `SpecError` at the entry's line.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from opgen.diagnostics import Location, SpecError
+
+TABLES = ("inductor_fallback_ops", "aten_shimified_ops")
+_VERSION = re.compile(r"^TORCH_VERSION_\d+_\d+_\d+$")
+
+
+@dataclass(frozen=True)
+class OpVersions:
+    """One operator's entry: argument names added by each version, and version gates."""
+
+    new_args: Mapping[int, tuple[str, ...]]  # version -> args it added; 1 -> ()
+    since: Mapping[int, str]  # version -> TORCH_VERSION_X_Y_Z, for gated versions
+
+
+@dataclass(frozen=True)
+class FallbackEntry:
+    info: object  # the literal value, checked by `versions`
+    location: Location
+
+    def versions(self, op: str) -> OpVersions:
+        info = self.info
+        if not isinstance(info, dict):
+            raise SpecError(f"the entry of {op} must be a dict", self.location)
+        new_args: dict[int, tuple[str, ...]] = {1: ()}
+        since: dict[int, str] = {}
+        for key, payload in sorted(info.items(), key=lambda kv: str(kv[0])):
+            if key == "since":
+                continue
+            version = self._version_number(op, key)
+            if version in new_args:
+                raise SpecError(f"version {key} of {op} is defined twice", self.location)
+            if not isinstance(payload, dict):
+                raise SpecError(
+                    f"version {key} of {op} must be a dict "
+                    "{'new_args': [...], 'since': 'TORCH_VERSION_X_Y_Z'}",
+                    self.location,
+                )
+            args = payload.get("new_args", [])
+            if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+                raise SpecError(
+                    f"'new_args' of version {key} of {op} must be a list of argument names",
+                    self.location,
+                )
+            new_args[version] = tuple(args)
+            gate = payload.get("since")
+            if gate is not None:
+                since[version] = self._gate(op, gate)
+        gate = info.get("since")
+        if gate is not None:
+            since[1] = self._gate(op, gate)
+        return OpVersions(new_args, since)
+
+    def _version_number(self, op: str, key: object) -> int:
+        text = str(key)
+        if not text.startswith("v") or not text[1:].lstrip("+-").isdigit():
+            raise SpecError(
+                f"version key '{text}' of {op} must be 'v' and a number, or 'since'",
+                self.location,
+            )
+        return int(text[1:])
+
+    def _gate(self, op: str, value: object) -> str:
+        if not isinstance(value, str) or not _VERSION.match(value):
+            raise SpecError(
+                f"'since' of {op} is {value!r}, not of the form TORCH_VERSION_X_Y_Z",
+                self.location,
+            )
+        return value
+
+
+@dataclass(frozen=True)
+class FallbackTables:
+    path: str
+    inductor_fallback_ops: Mapping[str, FallbackEntry]
+    aten_shimified_ops: Mapping[str, FallbackEntry]
+
+
+def table_candidates(source_path: str) -> list[Path]:
+    """Where the table may be, given `--source-path` (packaged layout first)."""
+    aten = Path(source_path)
+    return [
+        aten.parent.parent / "aoti" / "fallback_ops.py",
+        aten.parent.parent.parent / "torchgen" / "aoti" / "fallback_ops.py",
+    ]
+
+
+def load_fallback_tables(source_path: str) -> FallbackTables:
+    candidates = table_candidates(source_path)
+    for path in candidates:
+        if path.is_file():
+            return read_fallback_tables(str(path))
+    tried = " or ".join(str(p) for p in candidates)
+    raise SpecError(
+        f"the AOTInductor fallback-op table torchgen/aoti/fallback_ops.py was not found "
+        f"(looked for {tried}); --source-path must be torchgen/packaged/ATen or a PyTorch "
+        "checkout's aten/src/ATen"
+    )
+
+
+def read_fallback_tables(path: str) -> FallbackTables:
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    try:
+        module = ast.parse(text, filename=path)
+    except SyntaxError as e:
+        raise SpecError(f"cannot parse: {e.msg}", Location(path, e.lineno or 1, e.offset)) from None
+    found: dict[str, dict[str, FallbackEntry]] = {}
+    for node in module.body:
+        target, value = _assignment(node)
+        if target in TABLES and value is not None:
+            found[target] = _read_table(path, target, value)
+    for name in TABLES:
+        if name not in found:
+            raise SpecError(f"no assignment of a dict literal to '{name}'", Location(path, 1))
+    return FallbackTables(path, found[TABLES[0]], found[TABLES[1]])
+
+
+def _assignment(node: ast.stmt) -> tuple[str | None, ast.expr | None]:
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+        return node.target.id, node.value
+    if (
+        isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+    ):
+        return node.targets[0].id, node.value
+    return None, None
+
+
+def _read_table(path: str, name: str, value: ast.expr) -> dict[str, FallbackEntry]:
+    where = Location(path, value.lineno, value.col_offset + 1)
+    if not isinstance(value, ast.Dict):
+        raise SpecError(f"'{name}' must be assigned a dict literal", where)
+    table: dict[str, FallbackEntry] = {}
+    for key, item in zip(value.keys, value.values, strict=True):
+        at = Location(path, item.lineno, item.col_offset + 1)
+        if key is None:
+            raise SpecError(f"'{name}' must not use ** unpacking", at)
+        at = Location(path, key.lineno, key.col_offset + 1)
+        try:
+            op, info = ast.literal_eval(key), ast.literal_eval(item)
+        except ValueError:
+            raise SpecError(f"an entry of '{name}' is not a literal", at) from None
+        if not isinstance(op, str):
+            raise SpecError(f"the keys of '{name}' must be operator-name strings", at)
+        table[op] = FallbackEntry(info, at)  # a repeated key wins, as in Python
+    return table
