@@ -7,6 +7,7 @@ from collections.abc import Callable
 from opgen.targets.aten.aoti import emit_aoti_c_shim
 from opgen.targets.aten.backend_select import emit_backend_select
 from opgen.targets.aten.declarations_yaml import emit_declarations_yaml
+from opgen.targets.aten.dispatch_headers import emit_dispatch_headers
 from opgen.targets.aten.functionalization import emit_functionalization
 from opgen.targets.aten.op_lists import (
     emit_aten_op_list,
@@ -15,6 +16,7 @@ from opgen.targets.aten.op_lists import (
     emit_tag_enum,
 )
 from opgen.targets.aten.options import AtenOptions, Generate
+from opgen.targets.aten.registration import emit_registrations
 from opgen.targets.aten.run import AtenRun
 from opgen.targets.aten.schema_registration import emit_schema_registration
 from opgen.targets.aten.ufunc import emit_ufunc_kernels
@@ -26,6 +28,7 @@ Emitter = Callable[[AtenRun], None]
 
 # (part, emitter), in the order torchgen generates: sources, headers, Declarations.yaml.
 EMITTERS: tuple[tuple[Generate, Emitter], ...] = (
+    (Generate.sources, emit_registrations),
     (Generate.sources, emit_backend_select),
     (Generate.sources, emit_schema_registration),
     (Generate.sources, emit_aten_op_list),
@@ -34,6 +37,7 @@ EMITTERS: tuple[tuple[Generate, Emitter], ...] = (
     (Generate.sources, emit_view_copy_kernels),
     (Generate.sources, emit_ufunc_kernels),
     (Generate.sources, emit_aoti_c_shim),
+    (Generate.headers, emit_dispatch_headers),
     (Generate.headers, emit_vmap_plumbing),
     (Generate.headers, emit_registration_declarations),
     (Generate.headers, emit_interned_strings),

@@ -1,0 +1,144 @@
+"""`<Key>Functions.h`, `<Key>Functions_inl.h` and `ops/<op>_<key>_dispatch.h`.
+
+These declare the `at::<key>::` functions that `Register<Key>.cpp` defines:
+every C++ API overload (convenience, faithful, and their SymInt forms;
+never the `__dispatch_` fallbacks of `manual_cpp_binding` functions) of each
+planned kernel (see `dispatch_plan`; operator selection does not apply), as
+`TORCH_API <declaration>;`.
+
+Only keys both in `options.dispatch_keys` and in `options.functions_keys` get
+them (the `headers` part), in the output set of the key's device family.
+`<Key>Functions.h` (template `DispatchKeyFunctions.h`) includes
+`<Key>Functions_inl.h` (template `DispatchKeyFunctions_inl.h`), which holds:
+- aggregated build: the declarations, grouped by kernel namespace (`at::cpu`,
+  i.e. the kernel's namespace with `native` replaced by the key's lower-case
+  name), each namespace's in item order without repeated declarations;
+- `--per-operator-headers`: one include per operator root name with any
+  declarations, sorted; that operator's declarations (all of its grouped
+  items, in order, not deduplicated) go to `ops/<root>_<key>_dispatch.h`
+  (template `DispatchKeyFunction.h`), in the ops set.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import defaultdict
+
+from opgen.spec.backend import BackendIndex
+from opgen.spec.keys import DispatchKey
+from opgen.targets.aten.dispatch_plan import (
+    Item,
+    KernelTable,
+    direct_cpp_signatures,
+    kernel_namespace,
+    namespace_lines,
+    output_set_for,
+)
+from opgen.targets.aten.run import AtenRun
+
+
+class _Declarations:
+    """Each function's declarations, rendered once for all keys."""
+
+    def __init__(self, run: AtenRun) -> None:
+        self.run = run
+        self.table = KernelTable(run)
+        self._text: dict[object, str] = {}
+
+    def of(self, index: BackendIndex, item: Item) -> list[str]:
+        """One text per planned kernel of the item (its overloads' declarations)."""
+        result = []
+        for p in self.table.plan(index, item):
+            text = self._text.get(p.f)
+            if text is None:
+                group = direct_cpp_signatures(self.run.signatures, p.f)
+                text = "".join(f"TORCH_API {sig.decl()};\n" for sig in group.signatures())
+                self._text[p.f] = text
+            result.append(text)
+        return result
+
+
+def emit_dispatch_headers(run: AtenRun) -> None:
+    """`<Key>Functions.h`, `<Key>Functions_inl.h` and `ops/*_<key>_dispatch.h` (part: headers)."""
+    declarations = _Declarations(run)
+    options = run.options
+    for key in options.dispatch_keys:
+        if key not in options.functions_keys:
+            continue
+        out = output_set_for(run, key)
+        out.add_template(
+            f"{key}Functions.h",
+            {"dispatch_key": str(key), "inline_headers": f"#include <ATen/{key}Functions_inl.h>"},
+            template="DispatchKeyFunctions.h",
+        )
+        if options.per_operator_headers:
+            includes = _emit_operator_headers(run, declarations, key)
+            inl_env: dict[str, object] = {
+                "dispatch_namespace": key.lower(),
+                "DispatchKeyFunctions_inl_includes": includes,
+                "dispatch_namespaced_declarations": [],
+            }
+            out.add_template(
+                f"{key}Functions_inl.h", inl_env, template="DispatchKeyFunctions_inl.h"
+            )
+        else:
+            out.add_template(
+                f"{key}Functions_inl.h",
+                functools.partial(_aggregated_env, run, declarations, key),
+                template="DispatchKeyFunctions_inl.h",
+            )
+
+
+def _aggregated_env(
+    run: AtenRun, declarations: _Declarations, key: DispatchKey
+) -> dict[str, object]:
+    return {
+        "DispatchKeyFunctions_inl_includes": [],
+        "dispatch_namespace": key.lower(),
+        "dispatch_namespaced_declarations": _aggregated(run, declarations, key),
+    }
+
+
+def _aggregated(run: AtenRun, declarations: _Declarations, key: DispatchKey) -> list[str]:
+    index = run.backend_index(key)
+    by_namespace: dict[str, dict[str, None]] = defaultdict(dict)
+    for item in declarations.table.candidates(key):
+        texts = declarations.of(index, item)
+        if texts:
+            namespace = kernel_namespace(declarations.table, index, item)
+            namespace = namespace.replace("native", key.lower())
+            by_namespace[namespace].update(dict.fromkeys(texts))
+    lines: list[str] = []
+    for namespace, unique in by_namespace.items():
+        prologue, epilogue = namespace_lines(namespace, max_level=3)
+        body = "\n".join(unique)
+        lines.extend(f"\n{prologue}\n{body}\n{epilogue}\n        ".split("\n"))
+    return lines
+
+
+def _emit_operator_headers(
+    run: AtenRun, declarations: _Declarations, key: DispatchKey
+) -> list[str]:
+    """Writes the key's `ops/<root>_<key>_dispatch.h` files; returns the includes of them."""
+    index = run.backend_index(key)
+    namespace = key.lower()
+    by_root: dict[str, list[Item]] = {}
+    for f in run.spec.functions:
+        by_root.setdefault(f.root_name, [])
+    for item in run.spec.grouped:
+        by_root.setdefault(item.root_name, []).append(item)
+    candidates = set(declarations.table.candidates(key))
+    names = []
+    for root, items in by_root.items():
+        texts = [
+            text for item in items if item in candidates for text in declarations.of(index, item)
+        ]
+        if not texts:
+            continue
+        names.append(root)
+        run.outputs.ops.add_template(
+            f"{root}_{namespace}_dispatch.h",
+            {"dispatch_namespace": namespace, "dispatch_namespaced_declarations": texts},
+            template="DispatchKeyFunction.h",
+        )
+    return [f"#include <ATen/ops/{root}_{namespace}_dispatch.h>" for root in sorted(names)]

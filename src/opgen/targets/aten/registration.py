@@ -1,0 +1,433 @@
+"""`Register<Key>.cpp`: each dispatch key's kernel wrappers and their registration.
+
+One file family per key of `options.dispatch_keys` (the `sources` part),
+sharded by operator root name: 4 shards for CPU, 1 for every other key, each
+family with its unlisted `Register<Key>Everything.cpp`. CUDA-family keys go to
+the cuda output set, XPU-family keys to the xpu one (when `--xpu` made one),
+the others to the CPU set. Template `RegisterDispatchKey.cpp`, whose
+`dispatch_definitions` are, per grouped item with any planned kernel (see
+`dispatch_plan`), `RegisterDispatchDefinitions.ini` filled with:
+- the anonymous wrappers: `wrapper_<Key>_<overload>_<name>` in the dispatcher
+  convention calling the kernel (with a device check and guard for CUDA/XPU
+  keys), Meta's inplace checks, or the structured classes and wrappers
+  (`structured_kernels`);
+- `TORCH_LIBRARY_IMPL(<ns>, <Key>, m)` with one `m.impl` per selected
+  function, unless `--skip-dispatcher-op-registration`;
+- the `at::<key>::` functions: every C++ API overload calling the wrapper.
+Blank lines of the filled-in .ini disappear (the outer template renders it
+as a list of lines). The file head holds the key's includes and the helpers
+its structured classes use (`create_out`, `resize_out`, `check_inplace`,
+`maybe_create_proxy`); CompositeImplicitAutogradNestedTensor has none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from opgen.api.translate import translate
+from opgen.api.types import Parameters
+from opgen.output import OutputSet
+from opgen.spec.backend import BackendIndex
+from opgen.spec.groups import NativeFunctionsGroup
+from opgen.spec.keys import CUDA_DISPATCH_KEYS, DispatchKey
+from opgen.spec.native import NativeFunction
+from opgen.targets.aten.dispatch_plan import (
+    Item,
+    KernelTable,
+    Mode,
+    Planned,
+    direct_cpp_signatures,
+    item_namespace,
+    kernel_namespace,
+    namespace_lines,
+    output_set_for,
+)
+from opgen.targets.aten.run import AtenRun
+from opgen.targets.aten.structured_kernels import StructuredWrappers, device_check
+
+K = DispatchKey
+
+_CUDA_HEADERS = """\
+#include <c10/cuda/CUDAGuard.h>
+#include <ATen/cuda/ATenCUDAGeneral.h>
+#include <ATen/cuda/CUDADevice.h>
+#include <ATen/cuda/CUDAContext.h>"""
+_HIP_HEADERS = """\
+#include <c10/hip/HIPGuard.h>
+#include <ATen/hip/ATenHIPGeneral.h>
+#include <ATen/hip/HIPDevice.h>
+#include <ATen/hip/HIPContext.h>"""
+
+# The header declaring each key's tensor factories (`at::detail::empty_<key>`).
+_EMPTY_TENSOR_HEADERS = {
+    K.CPU: "ATen/EmptyTensor.h",
+    K.Meta: "ATen/EmptyTensor.h",
+    K.MPS: "ATen/mps/EmptyTensor.h",
+    K.XPU: "ATen/xpu/EmptyTensor.h",
+    K.MTIA: "ATen/native/mtia/EmptyTensor.h",
+}
+_DEVICE_FACTORY_KEYS = frozenset({K.Meta, K.CPU, K.CUDA, K.MPS, K.XPU, K.MTIA})
+_GENERIC_FACTORY_KEYS = frozenset(
+    {K.CompositeExplicitAutogradNonFunctional, K.QuantizedCPU, K.QuantizedCUDA}
+)
+
+_RESIZE_OUT = """
+void resize_out(const Tensor &out, IntArrayRef sizes, IntArrayRef strides, const TensorOptions &options) {
+  TORCH_CHECK(options.dtype() == out.dtype(),
+      "Expected out tensor to have dtype ", options.dtype(), ", but got ", out.dtype(), " instead");
+  TORCH_CHECK(options.device() == out.device(),
+      "Expected out tensor to have device ", options.device(), ", but got ", out.device(), " instead");
+  const bool resized = at::native::resize_output(out, sizes);
+  // Only restride if a resize occurred; otherwise we ignore the (advisory)
+  // strides from the meta function and directly use the output tensor's
+  // preexisting strides
+  if (resized) {
+    if (!strides.empty()) {
+      TORCH_INTERNAL_ASSERT(!options.memory_format_opt().has_value());
+      // TODO: avoid the redispatch here
+      out.as_strided_(sizes, strides);
+    } else if (options.memory_format_opt().has_value()) {
+      out.unsafeGetTensorImpl()->empty_tensor_restride(*options.memory_format_opt());
+    }
+  }
+}
+"""  # noqa: E501
+_CHECK_INPLACE = """
+void check_inplace(const Tensor &self, IntArrayRef sizes, const TensorOptions &options) {
+  // These checks are needed on those operators that:
+  //   1) don't use 'TensorIterator' (e.g. 'addmm' and 'baddbmm')
+  //   2) have particular typing rules (e.g. 'cumsum' and 'cumprod')
+  // For other operators (e.g. 'add'), 'TensorIterator' already checks
+  // these things separately.
+  TORCH_CHECK(options.dtype() == self.dtype(),
+      "Bad in-place call: ",
+      "input tensor dtype ", self.dtype(), " and output tensor dtype ", options.dtype(), " should match");
+  TORCH_CHECK(options.device() == self.device(),
+      "Bad in-place call: ",
+      "input tensor device ", self.device(), " and output tensor device ", options.device(), " should match");
+  TORCH_CHECK(sizes == self.sizes(),
+      "Bad in-place call: ",
+      "input tensor size ", self.sizes(), " and output tensor size ", sizes, " should match");
+}
+"""  # noqa: E501
+
+
+def _factories(index: BackendIndex) -> tuple[str, str] | None:
+    """The functions allocating plain and strided tensors for the key, if it has any."""
+    key = index.dispatch_key
+    if key in _DEVICE_FACTORY_KEYS:
+        return f"at::detail::empty_{key.lower()}", f"at::detail::empty_strided_{key.lower()}"
+    if key in _GENERIC_FACTORY_KEYS:
+        return "at::empty", "at::empty_strided"
+    return None
+
+
+def dispatch_headers(index: BackendIndex, *, per_operator_headers: bool, rocm: bool) -> list[str]:
+    """The includes a key's registrations need besides the operators'."""
+    key = index.dispatch_key
+    headers = [
+        "#include <ATen/ops/as_strided_native.h>"
+        if per_operator_headers
+        else "#include <ATen/NativeFunctions.h>"
+    ]
+    if key in _EMPTY_TENSOR_HEADERS:
+        headers.append(f"#include <{_EMPTY_TENSOR_HEADERS[key]}>")
+    elif key is K.CUDA:
+        headers.append(f"#include <ATen/{'hip' if rocm else 'cuda'}/EmptyTensor.h>")
+    elif per_operator_headers:
+        headers.extend(
+            f"#include <ATen/ops/{op}.h>"
+            for op in ("empty", "empty_strided", "_copy_from_and_resize", "_copy_from")
+        )
+    else:
+        headers.append("#include <ATen/Functions.h>")
+    headers.append("#include <c10/macros/Macros.h>")
+    return headers
+
+
+def dispatch_helpers(index: BackendIndex) -> list[str]:
+    """The static helpers of the structured classes, as far as the key can provide them."""
+    helpers = ['C10_DIAGNOSTIC_PUSH_AND_IGNORED_IF_DEFINED("-Wunused-function")']
+    factories = _factories(index)
+    if factories is not None:
+        empty, empty_strided = factories
+        options = "options.device(at::kMeta)" if index.dispatch_key is K.Meta else "options"
+        helpers.append(
+            "\nTensor create_out(IntArrayRef sizes, IntArrayRef strides, "
+            "const TensorOptions &options) {\n"
+            "  if (strides.empty()) {\n"
+            f"      return {empty}(sizes, {options});\n"
+            "  } else {\n"
+            f"      return {empty_strided}(sizes, strides, {options});\n"
+            "  }\n}\n"
+        )
+    # Only functional kernels are derived for this key, so it never resizes outputs.
+    if index.dispatch_key is not K.CompositeExplicitAutogradNonFunctional:
+        helpers.append(_RESIZE_OUT)
+    helpers.append(_CHECK_INPLACE)
+    if factories is not None:
+        helpers.append(
+            "\nstd::optional<Tensor> maybe_create_proxy(const Tensor &out, IntArrayRef sizes, "
+            "IntArrayRef strides, const TensorOptions &options) {\n"
+            "  if (out.strides() != strides) {\n"
+            f"    return {factories[1]}(sizes, strides, options);\n"
+            "  }\n"
+            "  return std::nullopt;\n}\n"
+        )
+    helpers.append("C10_DIAGNOSTIC_POP()")
+    return helpers
+
+
+def _is_registered(table: KernelTable, index: BackendIndex, key: DispatchKey, item: Item) -> bool:
+    """Whether a per-operator build includes the item's headers in the key's file."""
+    if table.kernel(index, item) is not None:
+        return True
+    if isinstance(item, NativeFunctionsGroup) and any(
+        table.kernel(index, f) is not None for f in item.functions()
+    ):
+        return True
+    return item.structured and key in (K.Meta, K.CompositeExplicitAutogradNonFunctional)
+
+
+def operator_headers(table: KernelTable, key: DispatchKey, index: BackendIndex) -> list[str]:
+    run = table.run
+    functions_header = key in run.options.functions_keys
+    if not run.options.per_operator_headers:
+        headers = ["#include <ATen/NativeFunctions.h>"]
+        if key is K.CompositeExplicitAutogradNonFunctional:
+            headers.append("#include <ATen/Functions.h>")
+        if functions_header:
+            headers.append(f"#include <ATen/{key}Functions.h>")
+        return headers
+    found: set[str] = set()
+    for item in run.spec.grouped:
+        if not _is_registered(table, index, key, item):
+            continue
+        root = item.root_name
+        found.add(f"#include <ATen/ops/{root}_native.h>")
+        if key is K.CompositeExplicitAutogradNonFunctional:
+            found.add(f"#include <ATen/ops/{root}.h>")
+        if functions_header:
+            found.add(f"#include <ATen/ops/{root}_{key.lower()}_dispatch.h>")
+    return sorted(found)
+
+
+@dataclass
+class KernelTexts:
+    """The generated C++ of one run's planned kernels, reusing key-independent pieces."""
+
+    run: AtenRun
+    table: KernelTable
+    structured: StructuredWrappers
+    _translated: dict[tuple[int, int], str] = field(default_factory=dict)
+    _keep: list[Parameters] = field(default_factory=list)
+    _suffixes: dict[NativeFunction, str] = field(default_factory=dict)
+    _overloads: dict[tuple[NativeFunction, int], list[tuple[str, str]]] = field(
+        default_factory=dict
+    )
+
+    def arguments(self, source: Parameters, goal: Parameters) -> str:
+        """The call arguments of `goal`'s function from `source`'s parameters."""
+        cache_key = (id(source), id(goal))
+        found = self._translated.get(cache_key)
+        if found is None:
+            self._keep.extend((source, goal))  # keeps the ids in the key valid
+            found = self._translated[cache_key] = _call_arguments(source, goal)
+        return found
+
+    def wrapper(self, index: BackendIndex, p: Planned) -> tuple[str, Parameters]:
+        """The wrapper's name and parameters."""
+        if p.mode is Mode.structured:
+            sig = self.structured.wrapper_signature(index, p.f)
+            return sig.name(), sig.parameters
+        suffix = self._suffixes.get(p.f)
+        if suffix is None:
+            dispatcher = self.run.signatures.of(p.f).dispatcher
+            suffix = f"{p.f.func.name.overload_name}_{dispatcher.name()}"
+            self._suffixes[p.f] = suffix
+        params = self.run.signatures.of(p.f).dispatcher.parameters
+        return f"wrapper_{index.dispatch_key}_{suffix}", params
+
+    def anonymous(self, index: BackendIndex, p: Planned, name: str) -> str:
+        if p.mode is Mode.structured:
+            assert p.group is not None
+            return self.structured.definition(index, p.group, p.f)
+        dispatcher = self.run.signatures.of(p.f).dispatcher
+        head = f"{dispatcher.returns_text} {name}({dispatcher.defined_parameters})"
+        if p.mode is Mode.inplace_meta:
+            self_arg = p.f.func.arguments.self_arg
+            assert self_arg is not None, "an inplace function has self"
+            this = self_arg.argument.name
+            return (
+                f"\n{head} {{\n"
+                f"  TORCH_CHECK_NOT_IMPLEMENTED({this}.is_meta(),\n"
+                '    "Cannot inplace into non-meta tensor with meta tensor argument");\n'
+                f"  return {this};\n}}\n"
+            )
+        return self._kernel_call(index, p.f, name, head, dispatcher.parameters)
+
+    def _kernel_call(
+        self, index: BackendIndex, f: NativeFunction, name: str, head: str, params: Parameters
+    ) -> str:
+        metadata = self.table.kernel(index, f)
+        assert metadata is not None, "planned as a kernel call only with a kernel"
+        kernel = self.run.signatures.of(f).native(metadata)
+        args = self.arguments(params, kernel.parameters)
+        check = "  // No device check\n"
+        guard = "// DeviceGuard omitted"
+        if index.device_guard:
+            check = device_check(f, name)
+            if f.device_guard:
+                guard = _device_guard(index.dispatch_key, f)
+        return (
+            f"namespace {{\n\n{head} {{\n  {check}\n\n  {guard}\n"
+            f"  return {metadata.cpp_namespace}::{metadata.kernel}({args});\n}}\n\n"
+            "} // anonymous namespace\n"
+        )
+
+    def namespaced(self, p: Planned, name: str, params: Parameters) -> str:
+        """The `at::<key>::` overloads, each calling the wrapper."""
+        return "".join(
+            f"\n{head} {{\nreturn {name}({args});\n}}\n" for head, args in self._heads(p.f, params)
+        )
+
+    def _heads(self, f: NativeFunction, params: Parameters) -> list[tuple[str, str]]:
+        """Each overload's definition head, and its call of a wrapper taking `params`."""
+        cache_key = (f, id(params))
+        found = self._overloads.get(cache_key)
+        if found is None:
+            self._keep.append(params)
+            group = direct_cpp_signatures(self.run.signatures, f)
+            found = self._overloads[cache_key] = [
+                (sig.defn(), self.arguments(sig.parameters, params))
+                for sig in group.signatures(symint=True)
+            ]
+        return found
+
+
+def _call_arguments(source: Parameters, goal: Parameters) -> str:
+    """What `translate` gives, without it when every goal is a parameter as it is.
+
+    `translate` first looks each goal up among the parameters, by name and type,
+    and parameter names are unique, so such a goal is just the parameter's name.
+    """
+    by_name = {b.nctype.name: b for b in source.bindings}
+    direct = []
+    for g in goal.bindings:
+        b = by_name.get(g.nctype.name)
+        if b is None or not (b.nctype is g.nctype or b.nctype == g.nctype):
+            return ", ".join(e.expr for e in translate(source.bindings, goal.bindings))
+        direct.append(b.name)
+    return ", ".join(direct)
+
+
+def _device_guard(key: DispatchKey, f: NativeFunction) -> str:
+    arguments = f.func.arguments
+    if arguments.tensor_options is not None:  # a factory: the device comes from the options
+        guard = "\n  const DeviceGuard device_guard(device_or_default(device));"
+        if key in CUDA_DISPATCH_KEYS:
+            return f"globalContext().lazyInitDevice(c10::DeviceType::CUDA);\n{guard}"
+        return guard
+    self_arg = [arguments.self_arg.argument] if arguments.self_arg is not None else []
+    for a in (*self_arg, *arguments.out, *arguments.flat_positional):
+        if a.type.is_tensor_like():
+            return f"const OptionalDeviceGuard device_guard(device_of({a.name}));"
+    return "// DeviceGuard omitted"
+
+
+def _registration(p: Planned, name: str) -> str:
+    if p.mode is Mode.structured:
+        return f'm.impl("{p.f.func.name}", TORCH_FN({name}));'
+    return f'm.impl("{p.f.func.name}",\nTORCH_FN({name}));\n'
+
+
+def _definitions(
+    texts: KernelTexts, out: OutputSet, key: DispatchKey, index: BackendIndex, planned: _Planned
+) -> list[str]:
+    """The item's part of `dispatch_definitions`: the filled-in .ini, as lines."""
+    run = texts.run
+    item, kernels = planned
+    anonymous, namespaced, registrations = [], [], []
+    for p in kernels:
+        name, params = texts.wrapper(index, p)
+        anonymous.append(texts.anonymous(index, p, name))
+        namespaced.append(texts.namespaced(p, name, params))
+        if run.selection.is_native_function_selected(p.f):
+            registrations.append(_registration(p, name))
+    registered = ""
+    if registrations and not run.options.skip_dispatcher_op_registration:
+        registered = (
+            f"\nTORCH_LIBRARY_IMPL({item_namespace(item)}, {key}, m) {{\n    "
+            + "\n".join(registrations)
+            + "\n}"
+        )
+    namespace = kernel_namespace(texts.table, index, item).replace("::native", "")
+    prologue, epilogue = namespace_lines(namespace, max_level=2)
+    env = {
+        "ns_prologue": prologue,
+        "ns_epilogue": epilogue,
+        "dispatch_anonymous_definitions": anonymous,
+        "static_init_dispatch_registrations": registered,
+        "deferred_dispatch_registrations": "",
+        "dispatch_namespace": key.lower(),
+        "dispatch_namespaced_definitions": namespaced,
+    }
+    return out.render("RegisterDispatchDefinitions.ini", env).split("\n")
+
+
+_Planned = tuple[Item, list[Planned]]
+
+
+def emit_registrations(run: AtenRun) -> None:
+    """`Register<Key>_<n>.cpp` and `Register<Key>Everything.cpp` (part: sources)."""
+    table = KernelTable(run)
+    texts = KernelTexts(run, table, StructuredWrappers(run.signatures))
+    for key in run.options.dispatch_keys:
+        out = output_set_for(run, key)
+        index = table.index(key)
+        # Items without kernels add nothing to any shard, so only the others are passed.
+        planned = [
+            (item, kernels)
+            for item in table.candidates(key)
+            if (kernels := table.plan(index, item))
+        ]
+        out.add_sharded(
+            f"Register{key}.cpp",
+            planned,
+            key=_root_name,
+            env=_item_env(texts, out, key, index),
+            num_shards=4 if key is K.CPU else 1,
+            sharded_keys={"dispatch_definitions"},
+            base_env=_base_env(table, key, index),
+            template="RegisterDispatchKey.cpp",
+        )
+
+
+def _root_name(planned: _Planned) -> str:
+    return planned[0].root_name
+
+
+def _item_env(
+    texts: KernelTexts, out: OutputSet, key: DispatchKey, index: BackendIndex
+) -> Callable[[_Planned], dict[str, list[str]]]:
+    def env(planned: _Planned) -> dict[str, list[str]]:
+        return {"dispatch_definitions": _definitions(texts, out, key, index, planned)}
+
+    return env
+
+
+def _base_env(table: KernelTable, key: DispatchKey, index: BackendIndex) -> dict[str, object]:
+    options = table.run.options
+    cuda_headers = _HIP_HEADERS if options.rocm else _CUDA_HEADERS
+    return {
+        "extra_cuda_headers": cuda_headers if key in CUDA_DISPATCH_KEYS else "",
+        "external_backend_headers": "",
+        "dispatch_headers": dispatch_headers(
+            index, per_operator_headers=options.per_operator_headers, rocm=options.rocm
+        ),
+        "ops_headers": operator_headers(table, key, index),
+        "dispatch_helpers": (
+            [] if key is K.CompositeImplicitAutogradNestedTensor else dispatch_helpers(index)
+        ),
+    }

@@ -1,0 +1,118 @@
+"""Which kernels each dispatch key gets (`opgen.targets.aten.dispatch_plan`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from opgen.api.signatures import SignatureSet
+from opgen.api.translate import translate
+from opgen.spec import Spec
+from opgen.spec.backend import BackendMetadata
+from opgen.spec.keys import DispatchKey
+from opgen.spec.selection import OperatorSelection
+from opgen.targets.aten.dispatch_plan import KernelTable
+from opgen.targets.aten.options import AtenOptions
+from opgen.targets.aten.registration import _call_arguments
+from opgen.targets.aten.run import AtenOutputs, AtenRun
+
+SpecFromText = Callable[[str], Spec]
+
+K = DispatchKey
+
+SPEC = """
+- func: neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+  structured: True
+  dispatch:
+    CPU: neg_out
+    SparseCPU: neg_out_sparse
+- func: neg(Tensor self) -> Tensor
+  structured_delegate: neg.out
+- func: neg_(Tensor(a!) self) -> Tensor(a!)
+  structured_delegate: neg.out
+- func: fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
+  dispatch:
+    CPU: fill_
+- func: zero_(Tensor(a!) self) -> Tensor(a!)
+  dispatch:
+    CompositeExplicitAutograd: zero_
+- func: ones.sym(SymInt[] size, *, ScalarType? dtype=None, Layout? layout=None,
+    Device? device=None, bool? pin_memory=None) -> Tensor
+  dispatch:
+    CPU: ones_sym
+"""
+# Keys exist (have an index) only if some entry names them.
+WITH_META_AND_COMPOSITE = """
+- func: abs(Tensor self) -> Tensor
+  dispatch:
+    Meta: abs_meta
+    CompositeExplicitAutogradNonFunctional: abs_composite
+"""
+
+
+def _run(spec_of: SpecFromText, extra: str = WITH_META_AND_COMPOSITE) -> AtenRun:
+    options = AtenOptions()
+    spec = spec_of(SPEC + extra)
+    return AtenRun(
+        options, spec, OperatorSelection.everything(), SignatureSet(), AtenOutputs.of(options)
+    )
+
+
+def _plans(run: AtenRun, key: DispatchKey) -> list[tuple[str, str]]:
+    table = KernelTable(run)
+    index = table.index(key)
+    return [
+        (str(p.f.func.name), p.mode.value)
+        for item in table.candidates(key)
+        for p in table.plan(index, item)
+    ]
+
+
+def test_meta_derives_every_structured_member_and_checks_inplace_without_composite(
+    spec_of: SpecFromText,
+) -> None:
+    assert _plans(_run(spec_of), K.Meta) == [
+        ("neg", "structured"),
+        ("neg.out", "structured"),
+        ("neg_", "structured"),
+        ("fill_.Scalar", "inplace_meta"),  # zero_ has a composite kernel: none
+        ("abs", "kernel"),
+    ]
+
+
+def test_a_key_without_kernels_derives_nothing(spec_of: SpecFromText) -> None:
+    # torchgen's index of a key no entry names says `Undefined`, which is not Meta.
+    run = _run(spec_of, extra="")
+    assert _plans(run, K.Meta) == []
+    assert _plans(run, K.CompositeExplicitAutogradNonFunctional) == []
+
+
+def test_composite_non_functional_derives_all_but_out(spec_of: SpecFromText) -> None:
+    run = _run(spec_of)
+    plans = _plans(run, K.CompositeExplicitAutogradNonFunctional)
+    assert plans == [("neg", "structured"), ("neg_", "structured"), ("abs", "kernel")]
+
+
+def test_a_backend_is_structured_only_where_its_out_kernel_is(spec_of: SpecFromText) -> None:
+    run = _run(spec_of)
+    assert _plans(run, K.CPU) == [
+        ("neg", "structured"),
+        ("neg.out", "structured"),
+        ("neg_", "structured"),
+        ("fill_.Scalar", "kernel"),
+        ("ones.sym", "kernel"),
+    ]
+    # SparseCPU's kernel of a structured operator is unstructured: only out= is there.
+    assert _plans(run, K.SparseCPU) == [("neg.out", "kernel")]
+    assert _plans(run, K.CUDA) == []
+
+
+def test_call_arguments_agree_with_translate(spec_of: SpecFromText) -> None:
+    run = _run(spec_of)
+    for f in run.spec.functions:
+        sigs = run.signatures.of(f)
+        native = sigs.native(BackendMetadata("kernel_symint", False, "at::native"))
+        pairs = [(sigs.dispatcher.parameters, native.parameters)]
+        pairs += [(s.parameters, sigs.dispatcher.parameters) for s in sigs.cpp.signatures()]
+        for source, goal in pairs:
+            expected = ", ".join(e.expr for e in translate(source.bindings, goal.bindings))
+            assert _call_arguments(source, goal) == expected
