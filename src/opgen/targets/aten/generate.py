@@ -9,12 +9,15 @@ from opgen.targets.aten.backend_select import emit_backend_select
 from opgen.targets.aten.declarations_yaml import emit_declarations_yaml
 from opgen.targets.aten.dispatch_headers import emit_dispatch_headers
 from opgen.targets.aten.functionalization import emit_functionalization
+from opgen.targets.aten.functions import emit_functions_sources
 from opgen.targets.aten.op_lists import (
     emit_aten_op_list,
     emit_interned_strings,
     emit_registration_declarations,
     emit_tag_enum,
 )
+from opgen.targets.aten.operator_headers import emit_headers
+from opgen.targets.aten.operators import emit_operators_sources
 from opgen.targets.aten.options import AtenOptions, Generate
 from opgen.targets.aten.registration import emit_registrations
 from opgen.targets.aten.run import AtenRun
@@ -28,6 +31,8 @@ Emitter = Callable[[AtenRun], None]
 
 # (part, emitter), in the order torchgen generates: sources, headers, Declarations.yaml.
 EMITTERS: tuple[tuple[Generate, Emitter], ...] = (
+    (Generate.sources, emit_operators_sources),
+    (Generate.sources, emit_functions_sources),
     (Generate.sources, emit_registrations),
     (Generate.sources, emit_backend_select),
     (Generate.sources, emit_schema_registration),
@@ -37,6 +42,7 @@ EMITTERS: tuple[tuple[Generate, Emitter], ...] = (
     (Generate.sources, emit_view_copy_kernels),
     (Generate.sources, emit_ufunc_kernels),
     (Generate.sources, emit_aoti_c_shim),
+    (Generate.headers, emit_headers),
     (Generate.headers, emit_dispatch_headers),
     (Generate.headers, emit_vmap_plumbing),
     (Generate.headers, emit_registration_declarations),
