@@ -6,9 +6,10 @@ renders it, so a dry run, which only lists files, renders nothing.
 `write_files` then writes every set: atomically (a temporary file beside the
 target, then `os.replace`), only when the bytes differ from what is on disk (so
 build systems see unchanged mtimes), creating directories as needed. Every
-file is rendered before the first one is written, so a failing target leaves
-the disk as it was. `dependency_files` gives the output lists build systems
-read, and `write_if_changed` writes them.
+file is rendered (into a temporary file beside its target) before the first
+one is renamed into place, so a failing target leaves the outputs as they
+were. `dependency_files` gives the output lists build systems read, and
+`write_if_changed` writes them.
 
 An `OutputSet` stands for one torchgen `FileManager`. `python -m torchgen.gen`
 keeps several (cpu, cpu_vec, cuda, core, ops, aoti, headeronly), some sharing
@@ -279,6 +280,11 @@ def write_files(
 ) -> WriteReport:
     """Write every set's files under its root; a dry run renders and writes nothing.
 
+    Files are rendered one at a time, and each changed one goes to a temporary
+    file beside its target; only when all are rendered are the temporary files
+    renamed into place. So a failing render leaves the outputs as they were,
+    and at most one file's text is held in memory.
+
     `make_roots` creates each root even when it stays empty or the run is dry,
     as gen.py does for its install dirs.
     """
@@ -296,19 +302,46 @@ def write_files(
             output_set.root.mkdir(parents=True, exist_ok=True)
     if dry_run:
         return WriteReport(files, ())
-    texts = {file: output_set.text(path) for file, (output_set, path) in sorted(targets.items())}
-    changed = tuple(file for file, text in texts.items() if write_if_changed(file, text))
-    return WriteReport(files, changed)
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for file in files:
+            output_set, path = targets[file]
+            temp = _stage_if_changed(file, output_set.text(path))
+            if temp is not None:
+                staged.append((temp, file))
+        for temp, file in staged:
+            os.replace(temp, file)
+    except BaseException:
+        for temp, _ in staged:
+            temp.unlink(missing_ok=True)
+        raise
+    return WriteReport(files, tuple(file for _, file in staged))
 
 
 def write_if_changed(file: Path, text: str) -> bool:
     """Atomically replace `file` with `text` (UTF-8) unless it already holds it."""
+    temp = _stage_if_changed(file, text)
+    if temp is None:
+        return False
+    try:
+        os.replace(temp, file)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+    return True
+
+
+def _stage_if_changed(file: Path, text: str) -> Path | None:
+    """A temporary file beside `file` holding `text`, or None if `file` already holds it.
+
+    The temporary file gets the mode of the file it will replace, if any.
+    """
     data = text.encode("utf-8")
     mode: int | None = None
     try:
         with open(file, "rb") as existing:
             if existing.read() == data:
-                return False
+                return None
             mode = stat.S_IMODE(os.fstat(existing.fileno()).st_mode)
     except OSError:
         pass  # missing or unreadable: write it
@@ -319,11 +352,10 @@ def write_if_changed(file: Path, text: str) -> bool:
             out.write(data)
         if mode is not None:
             os.chmod(temp, mode)
-        os.replace(temp, file)
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
-    return True
+    return temp
 
 
 def _create_temp(file: Path) -> tuple[Path, int]:

@@ -358,6 +358,19 @@ def test_a_failing_render_writes_nothing(tmp_path: Path) -> None:
     assert tree(tmp_path) == {}
 
 
+def test_a_failing_render_leaves_earlier_outputs_as_they_were(tmp_path: Path) -> None:
+    def boom() -> str:
+        raise RuntimeError("render failed")
+
+    (tmp_path / "a.h").write_text("old A")
+    out = OutputSet(tmp_path)
+    out.add("a.h", "new A")  # rendered and staged before b.h fails
+    out.add("b.h", boom)
+    with pytest.raises(RuntimeError, match="render failed"):
+        write_files([out])
+    assert tree(tmp_path) == {"a.h": "old A"}
+
+
 def test_rewrite_keeps_the_file_mode_and_new_files_get_the_default(tmp_path: Path) -> None:
     (tmp_path / "plain").write_text("")
     (tmp_path / "a.h").write_text("old")
