@@ -39,7 +39,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import chain, repeat
 from types import MappingProxyType
 
 from opgen.diagnostics import Diagnostic, Location
@@ -58,6 +58,9 @@ _PLACEHOLDER = re.compile(
 )
 _NO_VALUES: Mapping[str, object] = MappingProxyType({})
 _concat = chain.from_iterable
+
+# For `_render_ascii_block`: the ASCII whitespace (`str.isspace`) that is no line break.
+_ASCII_SPACES = " \t\x1f"
 
 
 @dataclass(frozen=True)
@@ -102,16 +105,72 @@ def _block_prefix(indent: str) -> str:
     return "\n" * (len(pieces) - 1) + pieces[-1][:-1]
 
 
+def _render_ascii_block(prefix: str, texts: list[str]) -> str | None:
+    """`_render_block` of elements with these texts, which are exactly `str`, by
+    whole-text operations; None if the two might differ.
+
+    They agree when the texts are ASCII, "\n" is their only line break and the
+    prefix has none: then an element's lines are its text split at "\n", less one
+    final "\n" if it has one (`""` has none), and trailing whitespace is made of
+    `_ASCII_SPACES`. Each step is a C-level pass, with no string per line.
+    """
+    if "\n" in prefix:
+        return None
+    if "" in texts:
+        texts = list(filter(None, texts))
+    text = "\n".join(map(str.removesuffix, texts, repeat("\n")))
+    # ASCII line breaks of `str.splitlines` besides "\n" (the others are not ASCII).
+    if not text.isascii() or (
+        "\r" in text
+        or "\x0b" in text
+        or "\x0c" in text
+        or "\x1c" in text
+        or "\x1d" in text
+        or "\x1e" in text
+    ):
+        return None
+    # Trailing blank lines and the last line's trailing whitespace go first. Then every
+    # other line with trailing whitespace is made to end in " \n", and the text is split
+    # there, the ends of the pieces stripped and the pieces joined again.
+    text = text.rstrip()
+    if "\t" in text:
+        text = text.replace("\t\n", " \n")
+    if "\x1f" in text:
+        text = text.replace("\x1f\n", " \n")
+    if " \n" in text:
+        text = "\n".join(map(str.rstrip, text.split(" \n"), repeat(_ASCII_SPACES)))
+    if not prefix or not text:
+        return text
+    # Prefix every line, then unprefix the blank ones, which are now exactly `prefix`
+    # (the others end in non-whitespace). A pass of `replace` skips a blank line whose
+    # "\n" before it ended the previous match, never two lines running, so two suffice.
+    text = prefix + text.replace("\n", "\n" + prefix)
+    blank = "\n" + prefix + "\n"
+    text = text.replace(blank, "\n\n").replace(blank, "\n\n")
+    return text[len(prefix) :] if text.startswith(prefix + "\n") else text
+
+
 def _render_block(prefix: str, value: object) -> str:
-    # Lines of each element, trailing whitespace stripped (a blank line strips to "").
     if isinstance(value, list):
-        lines: Iterable[str] = map(str.rstrip, _concat(map(str.splitlines, map(str, value))))
+        if {*map(type, value)} <= {str}:
+            fast = _render_ascii_block(prefix, value)
+            if fast is not None:
+                return fast
+        texts = list(map(str, value))
     else:
-        split = str(value).splitlines()
-        if len(split) == 1:  # the common one-line value, without building lists
-            line = split[0].rstrip()
-            return prefix + line if line else line
-        lines = map(str.rstrip, split)
+        text = str(value)
+        if "\n" not in text:
+            split = text.splitlines()
+            if len(split) <= 1:  # the common short value, without building lists
+                line = split[0].rstrip() if split else ""
+                return prefix + line if line else line
+        if type(text) is str:
+            fast = _render_ascii_block(prefix, [text])
+            if fast is not None:
+                return fast
+        texts = [text]
+    # Lines of each element, trailing whitespace stripped (a blank line strips to "").
+    lines: Iterable[str] = map(str.rstrip, _concat(map(str.splitlines, texts)))
     if prefix:
         lines = [prefix + line if line else line for line in lines]
     # The last non-blank line ends in non-whitespace: this only drops trailing blank lines.

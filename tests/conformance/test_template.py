@@ -21,7 +21,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from opgen.template import Template, TemplateKeyError
+from opgen.template import Template, TemplateKeyError, _render_ascii_block
 
 code_template = pytest.importorskip("torchgen.code_template")
 CodeTemplate = code_template.CodeTemplate
@@ -160,3 +160,69 @@ def test_random_keyword_values_and_missing_names(
         assert info.value.name == e.args[0]
     else:
         assert Template(text).substitute(env, **kwargs) == expected
+
+
+# Block values that `substitute` renders by whole-text operations rather than line by
+# line: lists of `str` that are ASCII with "\n" as their only line break. They are
+# generated with what that path treats specially (empty and "\n"-only elements, final
+# "\n"s, blank lines, trailing spaces, tabs and "\x1f" before "\n" or at the end), and
+# mixed with near misses that must take the line-by-line path: the other line breaks
+# (CRLF, form feed, ...), non-ASCII whitespace, non-`str` elements, a `str` subclass
+# with its own `__str__`, and indents that are not plain spaces and tabs.
+
+
+class Shouting(str):
+    def __str__(self) -> str:
+        return self.upper()
+
+
+LINE_PIECES = [
+    "", "\n", "\n\n", "  ", "\t", " \n", "\t\n", "\x1f\n", "  \t \n", "\n   \n\n",
+    "int f();", "if (c) {\n  g();  \n}\n", "x \t", "\n\n  y\n\n\n",
+]  # fmt: skip
+NEAR_MISSES = ["\r\n", "\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\xa0", "é"]
+FAST_INDENTS = ["", " ", "  ", "    ", "\t", " \t"]
+OTHER_INDENTS = ["\x0c ", "\xa0", "\u3000 ", " \x85", "\x1f"]
+
+fast_texts = st.lists(st.sampled_from(LINE_PIECES) | st.text(" \t\x1f\nab;", max_size=6)).map(
+    "".join
+)
+fast_lists = st.lists(fast_texts, max_size=10)
+near_miss_elements = (
+    st.builds(
+        "{}{}{}{}".format,
+        fast_texts,
+        st.sampled_from(NEAR_MISSES),
+        st.sampled_from(["", "b", " ", "\n"]),
+        fast_texts,
+    )
+    | st.integers()
+    | st.none()
+    | fast_texts.map(Shouting)
+)
+block_values = (
+    fast_lists
+    | st.lists(fast_texts | near_miss_elements, max_size=10)
+    | fast_texts
+    | near_miss_elements
+)
+block_templates = st.builds(
+    "head {{\n{}$v{}\n}}\n".format,
+    st.sampled_from(FAST_INDENTS + OTHER_INDENTS),
+    st.sampled_from(["", ";", "  ", " // $v", "\n$v"]),
+)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(block_templates, block_values)
+def test_random_block_values(text: str, value: object) -> None:
+    assert Template(text).substitute(v=value) == CodeTemplate(text).substitute(v=value)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.sampled_from(FAST_INDENTS), fast_lists)
+def test_whole_text_path_takes_plain_ascii_lists(indent: str, value: list[str]) -> None:
+    # Not just the same output: the whole-text path itself produces it.
+    text = f"{indent}$v\n"
+    expected = CodeTemplate(text).substitute(v=value)
+    assert _render_ascii_block(indent, value) == expected.removesuffix("\n")

@@ -220,6 +220,28 @@ def test_block_splits_lines_at_every_unicode_line_break() -> None:
     assert render("=$v\n", v=value) == f"={value}\n"
 
 
+def test_block_list_elements_split_at_every_line_break() -> None:
+    for br in "\r", "\r\n", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029":
+        assert render("  $v\n", v=["int a;", f"b{br}c"]) == "  int a;\n  b\n  c\n", repr(br)
+
+
+def test_block_strips_trailing_tabs_and_unit_separators() -> None:
+    # "\x1f" is whitespace to `str.rstrip` but, unlike "\x1e", not a line break.
+    assert render("$v\n", v=["a\t\nb\x1f\nc \t\x1f", "d \x1f\t"]) == "a\nb\nc\nd\n"
+
+
+def test_block_runs_of_blank_lines_stay_unindented() -> None:
+    assert render("  $v\n", v=["\n\n\na", "\n", "\n", "  \n\nb"]) == "\n\n\n  a\n\n\n\n\n  b\n"
+
+
+def test_block_str_subclass_renders_by_its_str() -> None:
+    class Upper(str):
+        def __str__(self) -> str:
+            return self.upper()
+
+    assert render("  $v\n", v=["a;", Upper("b;")]) == "  a;\n  B;\n"
+
+
 def test_block_indent_with_a_line_break_character() -> None:
     # Surprising: the indent is split into lines too, so a form feed becomes a newline.
     assert render("\x0c $v\n", v=["p", "q"]) == "\n p\n\n q\n"
