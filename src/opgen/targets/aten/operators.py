@@ -29,25 +29,7 @@ from opgen.spec.native import NativeFunction
 from opgen.targets.aten import static_dispatch
 from opgen.targets.aten.functions import ArgumentTranslations
 from opgen.targets.aten.run import AtenRun
-
-_ESCAPES = (
-    ("\\", "\\\\"),
-    ('"', '\\"'),
-    ("\a", "\\a"),
-    ("\b", "\\b"),
-    ("\f", "\\f"),
-    ("\n", "\\n"),
-    ("\v", "\\v"),
-    ("\t", "\\t"),
-)
-
-
-def cpp_string(s: str) -> str:
-    """`s` as a C++ string literal."""
-    for raw, escaped in _ESCAPES:
-        if raw in s:
-            s = s.replace(raw, escaped)
-    return f'"{s}"'
+from opgen.targets.aten.schema_registration import cpp_string
 
 
 def declaration(sigs: FunctionSignatures) -> str:
