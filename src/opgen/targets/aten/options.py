@@ -166,8 +166,7 @@ class AtenOptions:
         errors = []
         if self.op_registration_whitelist is not None and self.op_selection_yaml_path:
             errors.append(
-                "--op-registration-whitelist and --op-selection-yaml-path "
-                "cannot be given together"
+                "--op-registration-whitelist and --op-selection-yaml-path cannot be given together"
             )
         for key in self.static_dispatch_backend or ():
             if DispatchKey.maybe_parse(key) is None:
