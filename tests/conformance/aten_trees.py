@@ -8,6 +8,7 @@ version and the flags, and never committed).
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import os
 import shutil
@@ -136,3 +137,48 @@ def opgen_files(
             rel = (output_set.root / path).relative_to(root).as_posix()
             files[rel] = output_set.text(path).encode()
     return files
+
+
+def generated_parts(flags: tuple[str, ...]) -> set[object]:
+    """The `--generate` parts the flags ask for (all three by default)."""
+    from opgen.targets.aten.options import Generate
+
+    if "--generate" not in flags:
+        return set(Generate)
+    return {Generate(flags[flags.index("--generate") + 1])}
+
+
+def family_files(
+    flags: tuple[str, ...],
+    source_path: Path,
+    root: Path,
+    emitters: tuple[tuple[object, object], ...],
+) -> dict[str, bytes]:
+    """`opgen_files` of the (part, emitter) pairs whose part the flags generate."""
+    parts = generated_parts(flags)
+    chosen = [emit for part, emit in emitters if part in parts]
+    return opgen_files(flags, source_path, root, chosen)
+
+
+def unified_diff(path: str, theirs: bytes, ours: bytes, lines: int = 40) -> str:
+    """The first `lines` lines of the diff from torchgen's file to opgen's."""
+    diff = difflib.unified_diff(
+        theirs.decode().splitlines(),
+        ours.decode().splitlines(),
+        f"torchgen/{path}",
+        f"opgen/{path}",
+        lineterm="",
+    )
+    return "\n".join(list(diff)[:lines])
+
+
+def assert_same_files(theirs: dict[str, bytes], ours: dict[str, bytes]) -> None:
+    """The same paths with the same bytes; on failure, the count and the first file's diff."""
+    assert sorted(ours) == sorted(theirs)
+    differing = [p for p in sorted(theirs) if ours[p] != theirs[p]]
+    if differing:
+        first = differing[0]
+        raise AssertionError(
+            f"{len(differing)} files differ, first {first}:\n"
+            + unified_diff(first, theirs[first], ours[first])
+        )

@@ -10,7 +10,6 @@ must produce exactly the family's files torchgen writes, with the same bytes:
 
 from __future__ import annotations
 
-import difflib
 import re
 from pathlib import Path
 
@@ -22,7 +21,7 @@ from opgen.targets.aten.view_copy import emit_view_copy_kernels
 from opgen.targets.aten.view_meta import emit_view_meta
 from opgen.targets.aten.vmap import emit_vmap_plumbing
 
-from .aten_trees import CONFIGS, opgen_files, torchgen_tree
+from .aten_trees import CONFIGS, assert_same_files, family_files, torchgen_tree
 
 FAMILY = re.compile(
     r"out/(RegisterFunctionalization(_\d+|Everything)\.cpp|FunctionalInverses\.h"
@@ -37,32 +36,10 @@ EMITTERS = (
 )
 
 
-def _generates(flags: tuple[str, ...]) -> set[Generate]:
-    if "--generate" not in flags:
-        return set(Generate)
-    return {Generate(flags[flags.index("--generate") + 1])}
-
-
-def _first_difference(path: str, theirs: bytes, ours: bytes) -> str:
-    diff = difflib.unified_diff(
-        theirs.decode().splitlines(),
-        ours.decode().splitlines(),
-        f"torchgen/{path}",
-        f"opgen/{path}",
-        lineterm="",
-    )
-    return "\n".join(list(diff)[:40])
-
-
 @pytest.mark.parametrize("config", sorted(CONFIGS))
 def test_family_matches_torchgen(config: str, torchgen_aten_dir: Path, tmp_path: Path) -> None:
     flags = CONFIGS[config]
     theirs_all = torchgen_tree(flags, torchgen_aten_dir, tmp_path / "torchgen").files
     theirs = {p: data for p, data in theirs_all.items() if FAMILY.match(p)}
-    generates = _generates(flags)
-    emitters = [emit for part, emit in EMITTERS if part in generates]
-    ours = opgen_files(flags, torchgen_aten_dir, tmp_path / "opgen", list(emitters))
-    assert sorted(ours) == sorted(theirs)
-    for path in sorted(theirs):
-        if ours[path] != theirs[path]:
-            pytest.fail(f"{path} differs:\n{_first_difference(path, theirs[path], ours[path])}")
+    ours = family_files(flags, torchgen_aten_dir, tmp_path / "opgen", EMITTERS)
+    assert_same_files(theirs, ours)

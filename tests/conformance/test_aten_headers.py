@@ -11,7 +11,6 @@ the same set of these paths as torchgen, with the same bytes.
 
 from __future__ import annotations
 
-import difflib
 import re
 from pathlib import Path
 
@@ -21,8 +20,9 @@ from opgen.spec.keys import DispatchKey
 from opgen.targets.aten.functions import emit_functions_sources
 from opgen.targets.aten.operator_headers import emit_headers
 from opgen.targets.aten.operators import emit_operators_sources
+from opgen.targets.aten.options import Generate
 
-from .aten_trees import CONFIGS, opgen_files, torchgen_tree
+from .aten_trees import CONFIGS, assert_same_files, family_files, torchgen_tree
 
 _TOP = re.compile(
     r"out/(Operators\.h|Operators(_\d+|Everything)\.cpp|MethodOperators\.h|Functions\.(h|cpp)"
@@ -39,20 +39,6 @@ def in_family(path: str) -> bool:
     return path.startswith("out/ops/") and not _DISPATCH_HEADER.fullmatch(path)
 
 
-def first_difference(ours: dict[str, bytes], theirs: dict[str, bytes]) -> str:
-    for path in sorted(theirs):
-        if ours.get(path) != theirs[path]:
-            diff = difflib.unified_diff(
-                theirs[path].decode().splitlines(),
-                ours.get(path, b"").decode().splitlines(),
-                f"torchgen/{path}",
-                f"opgen/{path}",
-                lineterm="",
-            )
-            return "\n".join(list(diff)[:40])
-    return ""
-
-
 @pytest.mark.parametrize("config", sorted(CONFIGS))
 def test_headers_match_torchgen(
     config: str, torchgen_aten_dir: Path, tmp_path_factory: pytest.TempPathFactory
@@ -61,13 +47,11 @@ def test_headers_match_torchgen(
     root = tmp_path_factory.mktemp(f"headers-{config}")
     theirs_tree = torchgen_tree(flags, torchgen_aten_dir, root / "torchgen")
     theirs = {p: data for p, data in theirs_tree.files.items() if in_family(p)}
-    emitters: list[object] = []
-    if "--generate" not in flags or "headers" in flags:
-        emitters.append(emit_headers)
-    if "--generate" not in flags or "sources" in flags:
-        emitters += [emit_operators_sources, emit_functions_sources]
-    files = opgen_files(flags, torchgen_aten_dir, root / "opgen", emitters)
+    emitters = (
+        (Generate.headers, emit_headers),
+        (Generate.sources, emit_operators_sources),
+        (Generate.sources, emit_functions_sources),
+    )
+    files = family_files(flags, torchgen_aten_dir, root / "opgen", emitters)
     ours = {p: data for p, data in files.items() if in_family(p)}
-    assert sorted(ours) == sorted(theirs)
-    differing = [p for p in sorted(theirs) if ours[p] != theirs[p]]
-    assert not differing, f"{len(differing)} files differ:\n{first_difference(ours, theirs)}"
+    assert_same_files(theirs, ours)

@@ -15,7 +15,6 @@ PyYAML writes for it.
 
 from __future__ import annotations
 
-import difflib
 import re
 from pathlib import Path
 
@@ -32,7 +31,7 @@ from opgen.targets.aten.op_lists import (
 from opgen.targets.aten.options import Generate
 from opgen.targets.aten.schema_registration import emit_schema_registration
 
-from .aten_trees import CONFIGS, opgen_files, torchgen_tree
+from .aten_trees import CONFIGS, assert_same_files, family_files, torchgen_tree, unified_diff
 
 FAMILY = re.compile(
     r"out/(RegisterSchema\.cpp|RegisterBackendSelect\.cpp|core/ATenOpList\.cpp"
@@ -51,35 +50,13 @@ EMITTERS = (
 )
 
 
-def _generates(flags: tuple[str, ...]) -> set[Generate]:
-    if "--generate" not in flags:
-        return set(Generate)
-    return {Generate(flags[flags.index("--generate") + 1])}
-
-
-def _first_difference(path: str, theirs: bytes, ours: bytes) -> str:
-    diff = difflib.unified_diff(
-        theirs.decode().splitlines(),
-        ours.decode().splitlines(),
-        f"torchgen/{path}",
-        f"opgen/{path}",
-        lineterm="",
-    )
-    return "\n".join(list(diff)[:40])
-
-
 @pytest.mark.parametrize("config", sorted(CONFIGS))
 def test_family_matches_torchgen(config: str, torchgen_aten_dir: Path, tmp_path: Path) -> None:
     flags = CONFIGS[config]
     theirs_all = torchgen_tree(flags, torchgen_aten_dir, tmp_path / "torchgen").files
     theirs = {p: data for p, data in theirs_all.items() if FAMILY.match(p)}
-    generates = _generates(flags)
-    emitters = [emit for part, emit in EMITTERS if part in generates]
-    ours = opgen_files(flags, torchgen_aten_dir, tmp_path / "opgen", list(emitters))
-    assert sorted(ours) == sorted(theirs)
-    for path in sorted(theirs):
-        if ours[path] != theirs[path]:
-            pytest.fail(f"{path} differs:\n{_first_difference(path, theirs[path], ours[path])}")
+    ours = family_files(flags, torchgen_aten_dir, tmp_path / "opgen", EMITTERS)
+    assert_same_files(theirs, ours)
 
 
 def test_declarations_yaml_of_the_example_spec(torchgen_native_dir: Path) -> None:
@@ -108,4 +85,4 @@ def test_declarations_yaml_of_the_example_spec(torchgen_native_dir: Path) -> Non
     )
     ours = declarations_yaml(run)
     if ours != theirs:
-        pytest.fail(_first_difference("Declarations.yaml", theirs.encode(), ours.encode()))
+        pytest.fail(unified_diff("Declarations.yaml", theirs.encode(), ours.encode()))

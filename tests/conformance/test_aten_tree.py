@@ -7,7 +7,6 @@ compares every file. Dependency lists name their root as `<root>`.
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -16,7 +15,7 @@ import pytest
 
 from opgen.cli import main
 
-from .aten_trees import CONFIGS, Tree, layout_flags, read_tree
+from .aten_trees import CONFIGS, Tree, layout_flags, read_tree, unified_diff
 
 Trees = Callable[[str], tuple[Tree, Tree]]
 
@@ -35,14 +34,7 @@ def first_difference(theirs: Tree, ours: Tree) -> str:
     ]
     if differing:
         path = differing[0]
-        diff = difflib.unified_diff(
-            theirs.files[path].decode().splitlines(),
-            ours.files[path].decode().splitlines(),
-            f"torchgen/{path}",
-            f"opgen/{path}",
-            lineterm="",
-        )
-        lines.extend(list(diff)[:40])
+        lines.append(unified_diff(path, theirs.files[path], ours.files[path]))
     return "\n".join(lines)
 
 

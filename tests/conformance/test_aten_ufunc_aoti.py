@@ -15,7 +15,6 @@ the stale header, with the diff. The fallback-op table is read from beside
 
 from __future__ import annotations
 
-import difflib
 import io
 import re
 import shutil
@@ -32,7 +31,15 @@ from opgen.targets.aten.aoti_table import read_fallback_tables
 from opgen.targets.aten.options import Generate
 from opgen.targets.aten.ufunc import emit_ufunc_kernels
 
-from .aten_trees import CONFIGS, layout_flags, opgen_files, read_tree, torchgen_tree
+from .aten_trees import (
+    CONFIGS,
+    assert_same_files,
+    family_files,
+    layout_flags,
+    opgen_files,
+    read_tree,
+    torchgen_tree,
+)
 
 FAMILY = re.compile(
     r"(out/(UfuncCPU_\w+\.cpp|UfuncCPUKernel_\w+\.cpp|UfuncCUDA_\w+\.cu)|aoti/.*)\Z"
@@ -40,41 +47,16 @@ FAMILY = re.compile(
 EMITTERS = ((Generate.sources, emit_ufunc_kernels), (Generate.sources, emit_aoti_c_shim))
 
 
-def _generates(flags: tuple[str, ...]) -> set[Generate]:
-    if "--generate" not in flags:
-        return set(Generate)
-    return {Generate(flags[flags.index("--generate") + 1])}
-
-
 def _family(files: dict[str, bytes]) -> dict[str, bytes]:
     return {p: data for p, data in files.items() if FAMILY.match(p)}
-
-
-def _assert_same(theirs: dict[str, bytes], ours: dict[str, bytes]) -> None:
-    assert sorted(ours) == sorted(theirs)
-    for path in sorted(theirs):
-        if ours[path] != theirs[path]:
-            diff = difflib.unified_diff(
-                theirs[path].decode().splitlines(),
-                ours[path].decode().splitlines(),
-                f"torchgen/{path}",
-                f"opgen/{path}",
-                lineterm="",
-            )
-            pytest.fail(f"{path} differs:\n" + "\n".join(list(diff)[:40]))
-
-
-def _ours(flags: tuple[str, ...], aten_dir: Path, root: Path) -> dict[str, bytes]:
-    generates = _generates(flags)
-    emitters: list[object] = [emit for part, emit in EMITTERS if part in generates]
-    return _family(opgen_files(flags, aten_dir, root, emitters))
 
 
 @pytest.mark.parametrize("config", sorted(CONFIGS))
 def test_family_matches_torchgen(config: str, torchgen_aten_dir: Path, tmp_path: Path) -> None:
     flags = CONFIGS[config]
     theirs = _family(torchgen_tree(flags, torchgen_aten_dir, tmp_path / "torchgen").files)
-    _assert_same(theirs, _ours(flags, torchgen_aten_dir, tmp_path / "opgen"))
+    ours = _family(family_files(flags, torchgen_aten_dir, tmp_path / "opgen", EMITTERS))
+    assert_same_files(theirs, ours)
 
 
 def test_missing_headers_are_reported(torchgen_aten_dir: Path, tmp_path: Path) -> None:
@@ -114,7 +96,7 @@ def test_update_writes_the_same_headers(
 ) -> None:
     theirs = _family(read_tree(updated_tree).files)
     assert "aoti/c_shim_cpu.h" in theirs and "aoti/c_shim_xpu.h" in theirs
-    _assert_same(theirs, _ours(UPDATE, torchgen_aten_dir, tmp_path))
+    assert_same_files(theirs, _family(family_files(UPDATE, torchgen_aten_dir, tmp_path, EMITTERS)))
 
 
 def _with_headers(updated_tree: Path, root: Path) -> None:

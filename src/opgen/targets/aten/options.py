@@ -143,13 +143,9 @@ class AtenOptions:
     @property
     def dispatch_keys(self) -> tuple[DispatchKey, ...]:
         """The keys that get registrations, in emission order."""
-        dropped: set[DispatchKey] = set()
-        if not (self.mps or self.update_aoti_c_shim):
-            dropped |= _MPS_KEYS
-        if not (self.xpu or self.update_aoti_c_shim):
-            dropped.add(K.XPU)  # only XPU itself: SparseXPU and friends stay
-        if not self.mtia:
-            dropped.add(K.MTIA)
+        # Exactly the keys whose entries are ignored: only XPU itself of the XPU
+        # family, so SparseXPU and friends keep their (empty) registrations.
+        dropped = self.ignored_keys
         keys = [k for k in REGISTRATION_KEYS if k not in dropped]
         if self.backend_whitelist:
             allowed = set(self.backend_whitelist)
