@@ -1,7 +1,5 @@
 """`python -m opgen`."""
 
-import sys
+from opgen.cli import entry
 
-from opgen.cli import main
-
-sys.exit(main())
+entry()

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import NoReturn, TextIO
 
 from opgen import __version__
 from opgen.diagnostics import Diagnostic, SpecError, render
@@ -167,6 +167,18 @@ def main(
         return 1
     except BrokenPipeError:  # e.g. `opgen dump | head`
         return 0
+
+
+def entry() -> NoReturn:
+    """The process entry point (`opgen`, `python -m opgen`).
+
+    The cyclic collector stays off for the whole process, not just while a
+    command runs: turning it back on at the end would make the next allocation
+    scan, and free, the whole dead model (about 0.4 s on ATen) only for the
+    process to exit; the operating system reclaims it all at once instead.
+    """
+    gc.disable()
+    sys.exit(main())
 
 
 @contextmanager
