@@ -18,7 +18,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from opgen.cached import fast_init
 
+
+@fast_init
 @dataclass(frozen=True)
 class Location:
     """A 1-based position in a source file; `col` and `length` are optional."""

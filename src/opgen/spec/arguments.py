@@ -9,14 +9,12 @@ keyword-only arguments, always last).
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar, cast
+from typing import TypeVar
 
-from opgen.cached import cached
-from opgen.spec.syntax import IDENTIFIER, SchemaError, split_items
+from opgen.cached import cached, fast_init
+from opgen.spec.syntax import IDENTIFIER, SchemaError, memoized_parse
 from opgen.spec.types import (
     Annotation,
     BaseTy,
@@ -28,6 +26,7 @@ from opgen.spec.types import (
 )
 
 
+@fast_init
 @dataclass(frozen=True)
 class Argument:
     name: str
@@ -37,9 +36,9 @@ class Argument:
 
     @staticmethod
     def parse(text: str, offset: int = 0) -> Argument:
-        return _memoized(_parse_argument, text, offset)
+        return memoized_parse(_parse_argument, text, offset)
 
-    @property
+    @cached
     def is_write(self) -> bool:
         return self.annotation is not None and self.annotation.is_write
 
@@ -54,6 +53,17 @@ class Argument:
     def _text(self) -> str:
         text = f"{annotated_str(self.type, self.annotation)} {self.name}"
         return text if self.default is None else f"{text}={self.default}"
+
+    @cached
+    def _unannotated(self) -> Argument:
+        """The argument without its alias annotation, as in signatures.
+
+        Parsed from its text, so that it is the very object every unannotated
+        occurrence is (`memoized_parse`): signatures then compare by identity.
+        """
+        if self.annotation is None:
+            return self
+        return _shared(Argument(self.name, self.type, self.default, None), _parse_argument)
 
 
 def _parse_argument(text: str) -> Argument:
@@ -77,6 +87,7 @@ def _parse_argument(text: str) -> Argument:
     return Argument(name, type, default, annotation)
 
 
+@fast_init
 @dataclass(frozen=True)
 class Return:
     name: str | None
@@ -85,9 +96,9 @@ class Return:
 
     @staticmethod
     def parse(text: str, offset: int = 0) -> Return:
-        return _memoized(_parse_return, text, offset)
+        return memoized_parse(_parse_return, text, offset)
 
-    @property
+    @cached
     def is_write(self) -> bool:
         return self.annotation is not None and self.annotation.is_write
 
@@ -98,6 +109,25 @@ class Return:
     def _text(self) -> str:
         text = annotated_str(self.type, self.annotation)
         return text if self.name is None else f"{text} {self.name}"
+
+    @cached
+    def _plain(self) -> Return:
+        """The return without name and alias annotation, as in signatures."""
+        if self.annotation is None and self.name is None:
+            return self
+        return _shared(Return(None, self.type, None), _parse_return)  # as in `_unannotated`
+
+
+P = TypeVar("P", Argument, Return)
+
+
+def _shared(value: P, parse: Callable[[str], P]) -> P:
+    """The parsed object equal to `value` (the one the memo hands out), else `value`."""
+    try:
+        parsed = memoized_parse(parse, value._text, 0)
+    except SchemaError:
+        return value
+    return parsed if parsed == value else value
 
 
 def _parse_return(text: str) -> Return:
@@ -124,29 +154,7 @@ def _parse_return(text: str) -> Return:
     return Return(name_or_none, type, annotation)
 
 
-T = TypeVar("T")
-
-
-@functools.lru_cache(maxsize=8192)
-def _memo(parse: Callable[[str], object], text: str) -> object:
-    return parse(text)
-
-
-def _memoized(parse: Callable[[str], T], text: str, offset: int) -> T:
-    """`parse(text)`, reusing earlier results, with errors shifted by `offset`.
-
-    A spec repeats the same few argument and return texts thousands of times
-    ('Tensor self', 'Scalar alpha=1'); their parsed objects are immutable, so
-    one object serves every occurrence. This memo of a pure function is the
-    only cache in the parser, and nothing depends on its contents.
-    """
-    try:
-        return cast(T, _memo(parse, text))
-    except SchemaError as error:
-        error.offset += offset
-        raise
-
-
+@fast_init
 @dataclass(frozen=True)
 class SelfArgument:
     """The `self` argument: the Tensor a method is called on."""
@@ -180,6 +188,99 @@ def _is_tensor_option(arg: Argument, name: str, type: Type) -> bool:
     return arg.name == name and (arg.type == type or arg.type == OptionalType(type))
 
 
+def parse_arguments(text: str, offset: int = 0) -> tuple[Arguments, bool]:
+    """The arguments, and whether each is written as it prints (so the whole list is:
+    '*' and the order of the arguments always print as written)."""
+    return memoized_parse(_parse_argument_list, text, offset)
+
+
+def _parse_argument_list(text: str) -> tuple[Arguments, bool]:
+    positional: list[Argument] = []
+    kwarg_only: list[Argument] = []
+    out: list[Argument] = []
+    section = positional
+    star_seen = False
+    canonical = True
+    seen_names: dict[str, int] = {}
+    pieces = text.split(", ") if text else []
+    last = len(pieces) - 1
+    next_at = 0
+    for index, piece in enumerate(pieces):
+        at, next_at = next_at, next_at + len(piece) + 2
+        if piece == "":
+            where = "trailing comma" if index == last else "empty argument"
+            raise SchemaError(f"{where} in argument list", at - 2 if index else at)
+        if piece == "*":
+            if star_seen:
+                raise SchemaError("the keyword-only marker '*' may appear only once", at)
+            star_seen = True
+            section = kwarg_only
+            continue
+        if "," in piece:
+            trailing = index == last and piece.endswith(",")
+            comma = len(piece) - 1 if trailing else piece.partition("=")[0].find(",")
+            if comma >= 0:  # commas in defaults, as in `int[2] stride=[1,1]`, are fine
+                raise SchemaError(
+                    "trailing comma in argument list"
+                    if trailing
+                    else "arguments are separated by ', ' (a comma and a space)",
+                    at + comma,
+                )
+        arg = memoized_parse(_parse_argument, piece, at)
+        name = arg.name
+        if name in seen_names:
+            declaration = piece.partition("=")[0]
+            raise SchemaError(
+                f"duplicate argument name '{name}'",
+                at + len(declaration) - len(name),
+                len(name),
+            )
+        seen_names[name] = at
+        if arg.is_write:
+            if section is kwarg_only:
+                section = out
+        elif section is out:
+            raise SchemaError(
+                f"argument '{name}' is not mutable, so it cannot follow the out arguments",
+                at,
+                len(piece),
+            )
+        section.append(arg)
+        if canonical and arg._text != piece:
+            canonical = False
+    if star_seen and not kwarg_only and not out:
+        raise SchemaError(
+            "the keyword-only marker '*' must be followed by arguments",
+            text.rindex("*"),
+        )
+    return Arguments._group(positional, kwarg_only, out, 0), canonical
+
+
+def _group_tensor_options(
+    kwarg_only: list[Argument], post_options: list[Argument], offset: int
+) -> tuple[list[Argument], TensorOptionsArguments | None]:
+    """Find the four TensorOptions arguments; the rest go before or after them."""
+    pre_options: list[Argument] = []
+    options: TensorOptionsArguments | None = None
+    i = 0
+    width = len(_TENSOR_OPTIONS)
+    while i < len(kwarg_only):
+        window = kwarg_only[i : i + width]
+        if len(window) == width and all(
+            _is_tensor_option(a, name, type)
+            for a, (name, type) in zip(window, _TENSOR_OPTIONS, strict=True)
+        ):
+            if options is not None:
+                raise SchemaError("TensorOptions arguments may appear only once", offset)
+            options = TensorOptionsArguments(*window)
+            i += width
+            continue
+        (pre_options if options is None else post_options).append(kwarg_only[i])
+        i += 1
+    return pre_options, options
+
+
+@fast_init
 @dataclass(frozen=True)
 class Arguments:
     pre_self_positional: tuple[Argument, ...]
@@ -193,66 +294,35 @@ class Arguments:
     def __post_init__(self) -> None:
         assert self.self_arg is not None or not self.pre_self_positional
         assert self.tensor_options is not None or not self.post_tensor_options_kwarg_only
+        # Every function needs the flat views (checks, kinds, signatures, every API
+        # layer), so they are built here rather than through `cached` on first use.
+        positional = [*self.pre_self_positional]
+        if self.self_arg is not None:
+            positional.append(self.self_arg.argument)
+        positional += self.post_self_positional
+        kwarg_only = [*self.pre_tensor_options_kwarg_only]
+        if self.tensor_options is not None:
+            kwarg_only += self.tensor_options.all()
+        kwarg_only += self.post_tensor_options_kwarg_only
+        values = self.__dict__
+        values["flat_positional"] = positional
+        values["flat_kwarg_only"] = kwarg_only
+        values["flat_non_out"] = positional + kwarg_only
+        values["flat_all"] = positional + kwarg_only + [*self.out]
 
     @staticmethod
     def parse(text: str, offset: int = 0) -> Arguments:
-        positional: list[Argument] = []
-        kwarg_only: list[Argument] = []
-        out: list[Argument] = []
-        section = positional
-        star_seen = False
-        seen_names: dict[str, int] = {}
-        pieces = list(split_items(text, offset)) if text else []
-        for index, (piece, at) in enumerate(pieces):
-            if piece == "":
-                where = "trailing comma" if index == len(pieces) - 1 else "empty argument"
-                raise SchemaError(f"{where} in argument list", at - 2 if index else at)
-            if piece == "*":
-                if star_seen:
-                    raise SchemaError("the keyword-only marker '*' may appear only once", at)
-                star_seen = True
-                section = kwarg_only
-                continue
-            trailing = index == len(pieces) - 1 and piece.endswith(",")
-            comma = len(piece) - 1 if trailing else piece.partition("=")[0].find(",")
-            if comma >= 0:  # commas in defaults, as in `int[2] stride=[1,1]`, are fine
-                raise SchemaError(
-                    "trailing comma in argument list"
-                    if trailing
-                    else "arguments are separated by ', ' (a comma and a space)",
-                    at + comma,
-                )
-            arg = Argument.parse(piece, at)
-            if arg.name in seen_names:
-                declaration = piece.partition("=")[0]
-                raise SchemaError(
-                    f"duplicate argument name '{arg.name}'",
-                    at + len(declaration) - len(arg.name),
-                    len(arg.name),
-                )
-            seen_names[arg.name] = at
-            if arg.is_write:
-                if section is kwarg_only:
-                    section = out
-            elif section is out:
-                raise SchemaError(
-                    f"argument '{arg.name}' is not mutable, so it cannot follow the out arguments",
-                    at,
-                    len(piece),
-                )
-            section.append(arg)
-        if star_seen and not kwarg_only and not out:
-            raise SchemaError(
-                "the keyword-only marker '*' must be followed by arguments",
-                offset + text.rindex("*"),
-            )
-        return Arguments._group(positional, kwarg_only, out, offset)
+        return parse_arguments(text, offset)[0]
 
     @staticmethod
     def _group(
         positional: list[Argument], kwarg_only: list[Argument], out: list[Argument], offset: int
     ) -> Arguments:
-        self_index = next((i for i, a in enumerate(positional) if a.name == "self"), None)
+        self_index = None
+        for i, a in enumerate(positional):
+            if a.name == "self":
+                self_index = i
+                break
         if self_index is None:
             pre_self, self_arg, post_self = [], None, positional
         else:
@@ -267,24 +337,11 @@ class Arguments:
                     len(str(a)),
                 )
 
-        pre_options: list[Argument] = []
+        pre_options: list[Argument] = kwarg_only
         options: TensorOptionsArguments | None = None
         post_options: list[Argument] = []
-        i = 0
-        width = len(_TENSOR_OPTIONS)
-        while i < len(kwarg_only):
-            window = kwarg_only[i : i + width]
-            if len(window) == width and all(
-                _is_tensor_option(a, name, type)
-                for a, (name, type) in zip(window, _TENSOR_OPTIONS, strict=True)
-            ):
-                if options is not None:
-                    raise SchemaError("TensorOptions arguments may appear only once", offset)
-                options = TensorOptionsArguments(*window)
-                i += width
-                continue
-            (pre_options if options is None else post_options).append(kwarg_only[i])
-            i += 1
+        if any(a.name == "dtype" for a in kwarg_only):  # else no TensorOptions to find
+            pre_options, options = _group_tensor_options(kwarg_only, post_options, offset)
         return Arguments(
             pre_self_positional=tuple(pre_self),
             self_arg=self_arg,
@@ -295,28 +352,23 @@ class Arguments:
             out=tuple(out),
         )
 
+    # Built in __post_init__; the descriptors only declare them.
     @cached
     def flat_positional(self) -> Sequence[Argument]:
-        self_args = [self.self_arg.argument] if self.self_arg is not None else []
-        return [*self.pre_self_positional, *self_args, *self.post_self_positional]
+        raise AssertionError("set in __post_init__")
 
     @cached
     def flat_kwarg_only(self) -> Sequence[Argument]:
         """Keyword-only arguments, not counting the out arguments."""
-        options = self.tensor_options.all() if self.tensor_options is not None else []
-        return [
-            *self.pre_tensor_options_kwarg_only,
-            *options,
-            *self.post_tensor_options_kwarg_only,
-        ]
+        raise AssertionError("set in __post_init__")
 
     @cached
     def flat_non_out(self) -> Sequence[Argument]:
-        return [*self.flat_positional, *self.flat_kwarg_only]
+        raise AssertionError("set in __post_init__")
 
     @cached
     def flat_all(self) -> Sequence[Argument]:
-        return [*self.flat_positional, *self.flat_kwarg_only, *self.out]
+        raise AssertionError("set in __post_init__")
 
     @property
     def post_self_positional_mutable(self) -> Sequence[Argument]:
@@ -343,8 +395,17 @@ class Arguments:
     def mutable_arg_names(self) -> list[str]:
         return [a.name for a in self.flat_all if a.is_write]
 
+    @cached
+    def _has_write(self) -> bool:
+        """Whether any argument is written (annotated `!`)."""
+        return any(a.is_write for a in self.flat_all)
+
     def _has_non_out(self, base: BaseTy) -> bool:
-        return any(a.type.is_base_ty_like(base) for a in self.flat_non_out)
+        return base in self._non_out_base_tys
+
+    @cached
+    def _non_out_base_tys(self) -> frozenset[BaseTy | None]:
+        return frozenset([a.type.base_ty for a in self.flat_non_out])
 
     def has_tensor_arg(self) -> bool:
         """Any Tensor-like input (out arguments do not count)."""
@@ -354,11 +415,32 @@ class Arguments:
         return self._has_non_out(BaseTy.SymInt)
 
     def has_generator_arg(self) -> bool:
-        return self._has_non_out(BaseTy.Generator)
+        return BaseTy.Generator in self._non_out_base_tys
 
     def signature(self, *, strip_default: bool = False) -> Arguments:
         """Annotations, TensorOptions and out arguments removed (see FunctionSchema.signature)."""
+        if not strip_default:
+            return self._signature
+        return self._derive_signature(strip_default)
 
+    @cached
+    def _signature(self) -> Arguments:
+        def plain(a: Argument) -> Argument:
+            return a._unannotated
+
+        return Arguments(
+            pre_self_positional=tuple(map(plain, self.pre_self_positional)),
+            self_arg=SelfArgument(plain(self.self_arg.argument)) if self.self_arg else None,
+            post_self_positional=tuple(map(plain, self.post_self_positional)),
+            pre_tensor_options_kwarg_only=tuple(
+                map(plain, self.pre_tensor_options_kwarg_only + self.post_tensor_options_kwarg_only)
+            ),
+            tensor_options=None,
+            post_tensor_options_kwarg_only=(),
+            out=(),
+        )
+
+    def _derive_signature(self, strip_default: bool) -> Arguments:
         def plain(a: Argument) -> Argument:
             if a.annotation is None and (a.default is None or not strip_default):
                 return a
@@ -378,14 +460,32 @@ class Arguments:
 
     def remove_self_annotation(self) -> Arguments:
         assert self.self_arg is not None
-        plain_self = dataclasses.replace(self.self_arg.argument, annotation=None)
-        return dataclasses.replace(self, self_arg=SelfArgument(plain_self))
+        plain_self = self.self_arg.argument._unannotated
+        return self._replace(self_arg=SelfArgument(plain_self))
 
     def with_out_args(self, outs: Sequence[Argument]) -> Arguments:
         assert not self.out
-        return dataclasses.replace(self, out=tuple(outs))
+        return self._replace(out=tuple(outs))
+
+    def _replace(
+        self, *, self_arg: SelfArgument | None = None, out: tuple[Argument, ...] | None = None
+    ) -> Arguments:
+        """`dataclasses.replace` for the two fields derivations change, without its cost."""
+        return Arguments(
+            self.pre_self_positional,
+            self.self_arg if self_arg is None else self_arg,
+            self.post_self_positional,
+            self.pre_tensor_options_kwarg_only,
+            self.tensor_options,
+            self.post_tensor_options_kwarg_only,
+            self.out if out is None else out,
+        )
 
     def __str__(self) -> str:
+        return self._text
+
+    @cached
+    def _text(self) -> str:
         parts = [str(a) for a in self.flat_positional]
         if self.flat_kwarg_only or self.out:
             parts.append("*")

@@ -113,15 +113,18 @@ def derive_functions(
 
 
 def _skips_derivation(group: PreGroup) -> bool:
-    fs = group.values()
-    if all(f.manual_cpp_binding for f in fs):
-        return True  # bypasses the dispatcher
-    # set_ is tagged inplace_view but is treated as an ordinary inplace op here.
-    if any(f.is_view_op and str(f.func.name.name) != "set_" for f in fs):
-        return True
-    is_core = any("core" in f.tags for f in fs)
-    # Non-core composite operators decompose, so transforms never see them.
-    return all(f.has_composite_implicit_autograd_kernel for f in fs) and not is_core
+    manual = composite = True
+    is_core = False
+    for f in group.values():
+        # set_ is tagged inplace_view but is treated as an ordinary inplace op here.
+        if f.is_view_op and str(f.func.name.name) != "set_":
+            return True
+        manual = manual and f.manual_cpp_binding
+        composite = composite and f.has_composite_implicit_autograd_kernel
+        is_core = is_core or "core" in f.tags
+    # Manual C++ bindings bypass the dispatcher; non-core composite operators
+    # decompose, so transforms never see them.
+    return manual or (composite and not is_core)
 
 
 def _derive_group(group: PreGroup) -> Iterator[tuple[NativeFunction, BackendMetadata]]:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from opgen.cached import fast_init
 from opgen.spec.keys import DispatchKey, needs_device_guard
 from opgen.spec.schema import FunctionSchema, OperatorName
 
@@ -32,6 +33,7 @@ def default_kernel_name(func: FunctionSchema) -> str:
     return f"{base}_out" if func.is_out_fn() else base
 
 
+@fast_init
 @dataclass(frozen=True)
 class BackendMetadata:
     kernel: str  # the kernel's name, without namespace

@@ -76,9 +76,13 @@ class _Entry:
         return value
 
     def flag(self, key: str, default: bool) -> bool:
+        if key not in self.entry:  # most keys are absent from most entries
+            return default
         return self.get(key, bool, default, "True or False")
 
     def optional_str(self, key: str) -> str | None:
+        if key not in self.entry:
+            return None
         value: str | None = self.get(key, str, None, "a string")
         return value
 
@@ -109,30 +113,44 @@ def _describe(value: object) -> str:
 
 def read_entry(entry: YamlMap, options: EntryOptions) -> tuple[NativeFunction, Dispatch]:
     e = _Entry(entry)
-    for key in entry:
-        if key not in KNOWN_KEYS:
-            raise SpecError(f"unknown key '{key}' in operator entry", entry.key_location(key))
+    if not KNOWN_KEYS.issuperset(entry):
+        for key in entry:
+            if key not in KNOWN_KEYS:
+                raise SpecError(f"unknown key '{key}' in operator entry", entry.key_location(key))
     if "func" not in entry:
         raise SpecError("operator entry has no 'func' key", entry.location)
     namespace, func = _read_func(e)
-    structured = e.flag("structured", False)
-    structured_delegate = _read_operator_name(e, "structured_delegate")
+    # Most keys are absent from most entries: the readers of optional keys are
+    # called only for keys that are present, in a fixed order (so that an entry
+    # with several bad keys always reports the same one).
+    structured = "structured" in entry and e.flag("structured", False)
+    structured_delegate = (
+        _read_operator_name(e, "structured_delegate") if "structured_delegate" in entry else None
+    )
     dispatch, abstract = _read_dispatch(e, func, structured, structured_delegate, options)
-    precomputed = _read_precomputed(e, structured)
+    precomputed = _read_precomputed(e, structured) if "precomputed" in entry else None
     f = NativeFunction(
         namespace=namespace,
         func=func,
         use_const_ref_for_mutable_tensors=_read_const_ref(e, func),
-        device_guard=e.flag("device_guard", True),
-        device_check=_read_device_check(e),
-        python_module=_read_python_module(e),
+        device_guard="device_guard" not in entry or e.flag("device_guard", True),
+        device_check=(
+            _read_device_check(e) if "device_check" in entry else DeviceCheckType.ExactSame
+        ),
+        python_module=_read_python_module(e) if "python_module" in entry else None,
         category_override=e.optional_str("category_override"),
         variants=_read_variants(e),
-        manual_kernel_registration=e.flag("manual_kernel_registration", False),
-        manual_cpp_binding=e.flag("manual_cpp_binding", False),
+        manual_kernel_registration=(
+            "manual_kernel_registration" in entry and e.flag("manual_kernel_registration", False)
+        ),
+        manual_cpp_binding="manual_cpp_binding" in entry and e.flag("manual_cpp_binding", False),
         loc=Location(entry.path, entry.line),
         autogen=_read_autogen(e),
-        ufunc_inner_loop=_read_ufunc_inner_loop(e, func, structured, dispatch),
+        ufunc_inner_loop=(
+            _read_ufunc_inner_loop(e, func, structured, dispatch)
+            if "ufunc_inner_loop" in entry
+            else {}
+        ),
         structured=structured,
         structured_delegate=structured_delegate,
         structured_inherits=_read_structured_inherits(e),
@@ -197,6 +215,8 @@ def _read_structured_inherits(e: _Entry) -> str | None:
 
 
 def _read_const_ref(e: _Entry, func: FunctionSchema) -> bool:
+    if "use_const_ref_for_mutable_tensors" not in e.entry:
+        return False
     value = e.flag("use_const_ref_for_mutable_tensors", False)
     if value and func.arguments.out:
         raise SpecError(
@@ -206,7 +226,12 @@ def _read_const_ref(e: _Entry, func: FunctionSchema) -> bool:
     return value
 
 
+_FUNCTION_ONLY = frozenset({Variant.function})
+
+
 def _read_variants(e: _Entry) -> frozenset[Variant]:
+    if "variants" not in e.entry:
+        return _FUNCTION_ONLY
     text = e.get("variants", str, "function", "'function', 'method' or 'function, method'")
     variants: set[Variant] = set()
     offset = 0
@@ -267,6 +292,8 @@ def _read_precomputed(e: _Entry, structured: bool) -> Precompute | None:
 
 
 def _read_cpp_no_default_args(e: _Entry, func: FunctionSchema) -> frozenset[str]:
+    if "cpp_no_default_args" not in e.entry:
+        return frozenset()
     value = e.get("cpp_no_default_args", list, [], "a list of argument names")
     defaulted = {a.name for a in func.arguments.flat_all if a.default is not None}
     for i, name in enumerate(value):
@@ -280,6 +307,8 @@ def _read_cpp_no_default_args(e: _Entry, func: FunctionSchema) -> frozenset[str]
 
 
 def _read_autogen(e: _Entry) -> tuple[OperatorName, ...]:
+    if "autogen" not in e.entry:
+        return ()
     text = e.get("autogen", str, "", "a string of operator names separated by ', '")
     if text == "":
         return ()
@@ -302,20 +331,20 @@ def _read_tags(e: _Entry, namespace: str, func: FunctionSchema, valid: Set[str])
         raise SpecError(
             f"'tags' must be a tag or a list of tags, not {_describe(value)}", e.at("tags")
         )
-    implicit = []
-    if namespace == "aten":
-        implicit.append("pt2_compliant_tag")
-    if func.is_out_fn():
-        implicit.append("out")
-    if func.name.name.inplace:
-        implicit.append("inplace")
     for i, tag in enumerate(value):
         if not isinstance(tag, str) or tag not in valid:
             locations = getattr(value, "item_locations", None)
             where = locations[i] if locations else e.at("tags")
             hint = " (no tags file was given)" if not valid else " (not in the tags file)"
             raise SpecError(f"unknown tag '{tag}'{hint}", where)
-    return frozenset(str(t) for t in value) | frozenset(t for t in implicit if t in valid)
+    tags = set(value)  # strings, checked above
+    if namespace == "aten" and "pt2_compliant_tag" in valid:
+        tags.add("pt2_compliant_tag")
+    if func.arguments.out and "out" in valid:
+        tags.add("out")
+    if func.name.name.inplace and "inplace" in valid:
+        tags.add("inplace")
+    return frozenset(tags)
 
 
 def _read_dispatch(
@@ -368,8 +397,13 @@ def _read_dispatch(
         except SchemaError as error:
             raise error.at(raw.key_location(keys)) from None
     _check_dispatch(e, func, dispatch, listed, redundant_cia, delegate)
-    abstract = set(dispatch) not in ({CIA}, {CIA_NESTED}, {CIA, CIA_NESTED})
+    abstract = set(dispatch) not in _IMPLICIT_ONLY
     return dispatch, abstract
+
+
+# Dispatch tables whose operator still decomposes (is not abstract).
+_IMPLICIT_ONLY = (frozenset({CIA}), frozenset({CIA_NESTED}), frozenset({CIA, CIA_NESTED}))
+_SUPPORTED_DISPATCH_KEYS = frozenset(SUPPORTED_DISPATCH_KEYS)
 
 
 class _KernelError(SchemaError):
@@ -387,7 +421,7 @@ def _read_dispatch_keys(keys: str, seen: Dispatch) -> Iterator[DispatchKey]:
         if key is None:
             hint = " (a trailing comma?)" if not name else ""
             raise SchemaError(f"unknown dispatch key '{name}'{hint}", at, max(len(name), 1))
-        if key not in SUPPORTED_DISPATCH_KEYS:
+        if key not in _SUPPORTED_DISPATCH_KEYS:
             raise SchemaError(
                 f"dispatch key '{name}' cannot have kernels in native_functions.yaml", at, len(name)
             )
@@ -406,6 +440,8 @@ def _read_dispatch_keys(keys: str, seen: Dispatch) -> Iterator[DispatchKey]:
 def _composites_compatible(key: DispatchKey, seen: Dispatch) -> bool:
     """Only CompositeImplicitAutogradNestedTensor may join one other composite key
     (not CompositeExplicitAutogradNonFunctional)."""
+    if not seen:
+        return True
     composites = {key, *(COMPOSITE_DISPATCH_KEYS & set(seen))}
     if len(composites) == 1:
         return True

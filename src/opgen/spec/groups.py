@@ -78,8 +78,9 @@ class NativeFunctionsGroup:
                 )
 
     def _check_autogen(self) -> None:
-        generated = sorted(str(f.func.name) for f in self.functions() if "generated" in f.tags)
-        requested = sorted({str(n) for f in self.functions() for n in f.autogen})
+        functions = list(self.functions())
+        generated = sorted([str(f.func.name) for f in functions if "generated" in f.tags])
+        requested = sorted({str(n) for f in functions for n in f.autogen})
         if generated == requested:
             return
         owner = next((f for f in self.functions() if f.autogen), None)

@@ -11,22 +11,48 @@ errors and an empty document as located `SpecError`s.
 
 from __future__ import annotations
 
+import functools
+import operator
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 import yaml
 from yaml.constructor import SafeConstructor
 
+from opgen.cached import cached
 from opgen.diagnostics import Diagnostic, Location, SpecError
 
 try:
-    from yaml import CSafeLoader as _Loader
+    from yaml import CSafeLoader as _SafeLoader
 except ImportError:  # pragma: no cover - PyYAML built without libyaml
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+    from yaml import SafeLoader as _SafeLoader  # type: ignore[assignment]
 
 _STR_TAG = "tag:yaml.org,2002:str"
+_ScalarNode = yaml.ScalarNode
+_MappingNode = yaml.MappingNode
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _QUOTED_STYLES = ("'", '"')
+
+
+class _Loader(_SafeLoader):
+    """The safe loader, with less Python work per node.
+
+    For every node (a spec has ~28,000) the composer calls three Python-level
+    resolver hooks: `descend_resolver(parent, index)`, `resolve(kind, value,
+    implicit)` and `ascend_resolver()`. Without path resolvers (PyYAML's safe
+    loader has none) the two path hooks do nothing, so C callables that do
+    nothing stand in for them; and the tag depends only on the arguments, so a
+    memo, owned by this loader and dropped with it, answers the repeats (keys,
+    kernel names, booleans) without a Python call.
+    """
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        if not self.yaml_path_resolvers:
+            hooks = self.__dict__
+            hooks["resolve"] = functools.lru_cache(maxsize=None)(self.resolve)
+            hooks["descend_resolver"] = operator.is_  # any C callable of two arguments
+            hooks["ascend_resolver"] = tuple  # any C callable of none
 
 
 class NodeLocations(Mapping[object, Location]):
@@ -51,8 +77,17 @@ class YamlMap(dict[object, object]):
 
     path: str
     node: yaml.Node
-    key_locations: Mapping[object, Location]
-    value_locations: Mapping[object, Location]
+    # The nodes of each key and value, by key (set by the builder).
+    key_nodes: dict[object, yaml.Node]
+    value_nodes: dict[object, yaml.Node]
+
+    @cached
+    def key_locations(self) -> Mapping[object, Location]:
+        return NodeLocations(self.path, self.key_nodes)
+
+    @cached
+    def value_locations(self) -> Mapping[object, Location]:
+        return NodeLocations(self.path, self.value_nodes)
 
     @property
     def location(self) -> Location:
@@ -112,7 +147,10 @@ class _Builder:
                 self.errors.append(Diagnostic(_location(self.path, node), _problem(e)))
                 return node.value
         if isinstance(node, yaml.SequenceNode):
-            items = YamlList(self.build(item) for item in node.value)
+            items = YamlList(
+                self._build_map(item) if type(item) is _MappingNode else self.build(item)
+                for item in node.value
+            )
             items.location = _location(self.path, node)
             items.item_locations = NodeLocations(self.path, dict(enumerate(node.value)))
             return items
@@ -125,14 +163,18 @@ class _Builder:
         mapping.node = node
         key_nodes: dict[object, yaml.Node] = {}
         value_nodes: dict[object, yaml.Node] = {}
-        mapping.key_locations = NodeLocations(self.path, key_nodes)
-        mapping.value_locations = NodeLocations(self.path, value_nodes)
+        mapping.key_nodes = key_nodes
+        mapping.value_nodes = value_nodes
         merged: list[YamlMap] = []
         for key_node, value_node in node.value:
-            if key_node.tag == _MERGE_TAG:
+            key_tag = key_node.tag
+            if key_tag == _STR_TAG:
+                key = key_node.value
+            elif key_tag == _MERGE_TAG:
                 merged.extend(self._merge_sources(value_node))
                 continue
-            key = key_node.value if key_node.tag == _STR_TAG else self.build(key_node)
+            else:
+                key = self.build(key_node)
             try:
                 duplicate = key in mapping
             except TypeError:  # an unhashable key, e.g. a list
@@ -149,18 +191,20 @@ class _Builder:
                 )
                 continue
             # Most values are plain strings: skip the call for them.
-            is_str = value_node.tag == _STR_TAG and isinstance(value_node, yaml.ScalarNode)
-            mapping[key] = value_node.value if is_str else self.build(value_node)
+            if value_node.tag == _STR_TAG and isinstance(value_node, _ScalarNode):
+                mapping[key] = value_node.value
+            elif type(value_node) is _MappingNode:
+                mapping[key] = self._build_map(value_node)
+            else:
+                mapping[key] = self.build(value_node)
             key_nodes[key] = key_node
             value_nodes[key] = value_node
         for source in merged:  # explicit keys win over merged ones
-            assert isinstance(source.key_locations, NodeLocations)
-            assert isinstance(source.value_locations, NodeLocations)
             for key, value in source.items():
                 if key not in mapping:
                     mapping[key] = value
-                    key_nodes[key] = source.key_locations._nodes[key]
-                    value_nodes[key] = source.value_locations._nodes[key]
+                    key_nodes[key] = source.key_nodes[key]
+                    value_nodes[key] = source.value_nodes[key]
         return mapping
 
     def _merge_sources(self, node: yaml.Node) -> Iterator[YamlMap]:

@@ -16,6 +16,7 @@ from types import MappingProxyType
 
 from opgen.cached import cached
 from opgen.diagnostics import Diagnostic, SpecError
+from opgen.spec.arguments import Argument
 from opgen.spec.autogen import PreGroup, derive_functions, pre_group
 from opgen.spec.backend import BackendIndex, BackendMetadata
 from opgen.spec.entry import EntryOptions, read_entry
@@ -175,20 +176,24 @@ def _check_across_entries(functions: list[NativeFunction]) -> None:
     by_name: dict[OperatorName, NativeFunction] = {}
     by_base: dict[BaseOperatorName, list[NativeFunction]] = {}
     for f in functions:
-        if f.func.name in by_name:
-            first = by_name[f.func.name].loc.line
+        first = by_name.setdefault(f.func.name, f)
+        if first is not f:
             errors.append(
                 Diagnostic(
                     f.location_of("func"),
-                    f"operator '{f.func.name}' is already defined on line {first}",
+                    f"operator '{f.func.name}' is already defined on line {first.loc.line}",
                 )
             )
-        by_name.setdefault(f.func.name, f)
         by_base.setdefault(f.func.name.name, []).append(f)
+    # Argument lists are shared between functions (see `opgen.spec.arguments`): check
+    # each once.
+    keyword_named: dict[int, list[Argument]] = {}
     for f in functions:
-        errors.extend(_check_delegate(f, by_name))
-        errors.extend(_check_keyword_arguments(f))
-        errors.extend(_check_inplace_view(f, by_base))
+        if f.structured_delegate is not None:
+            errors.extend(_check_delegate(f, by_name))
+        errors.extend(_check_keyword_arguments(f, keyword_named))
+        if "inplace_view" in f.tags:
+            errors.extend(_check_inplace_view(f, by_base))
     if errors:
         raise SpecError.of(_limited(errors))
 
@@ -213,15 +218,22 @@ def _check_delegate(
     return []
 
 
-def _check_keyword_arguments(f: NativeFunction) -> list[Diagnostic]:
+def _check_keyword_arguments(
+    f: NativeFunction, keyword_named: dict[int, list[Argument]]
+) -> list[Diagnostic]:
+    """`keyword_named`: the arguments named like a keyword, by argument list identity."""
+    arguments = f.func.arguments
+    found = keyword_named.get(id(arguments))
+    if found is None:
+        found = [a for a in arguments.flat_all if keyword.iskeyword(a.name)]
+        keyword_named[id(arguments)] = found
     return [
         Diagnostic(
             f.schema_location(f.func.span(a)[0] + len(str(a.type)) + 1, len(a.name)),
             f"argument '{a.name}' of '{f.func.name}' is a Python keyword; rename it",
         )
-        for a in f.func.arguments.flat_all
-        if keyword.iskeyword(a.name)
-        and (str(f.func.name), a.name) not in KEYWORD_ARGUMENT_EXCEPTIONS
+        for a in found
+        if (str(f.func.name), a.name) not in KEYWORD_ARGUMENT_EXCEPTIONS
     ]
 
 

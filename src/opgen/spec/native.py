@@ -15,13 +15,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from opgen.cached import cached
+from opgen.cached import cached, fast_init
 from opgen.diagnostics import Location, SpecError
 from opgen.spec.keys import DeviceCheckType, SchemaKind, UfuncKey, Variant, ViewSchemaKind
 from opgen.spec.precompute import Precompute, UfuncInnerLoop
 from opgen.spec.schema import FunctionSchema, OperatorName
 
 
+@fast_init
 @dataclass(frozen=True, eq=False)
 class NativeFunction:
     """One operator overload. Compared and hashed by identity."""
@@ -99,35 +100,35 @@ class NativeFunction:
                 "'structured_inherits' requires 'structured: True'",
                 self.location_of("structured_inherits"),
             )
-        if (
-            str(func.name).startswith("_foreach")
-            and self.device_check is not DeviceCheckType.NoCheck
-        ):
+        name = str(func.name)
+        if name.startswith("_foreach") and self.device_check is not DeviceCheckType.NoCheck:
             raise SpecError(
                 "_foreach operators must have 'device_check: NoCheck' (they fall back to a "
                 "slow path for tensors on different devices)",
                 self.location_of("device_check"),
             )
-        if self._looks_random() and "nondeterministic_seeded" not in self.tags:
+        if self._looks_random(name) and "nondeterministic_seeded" not in self.tags:
             raise SpecError(
                 f"'{func.name}' looks random (its name, a dropout argument or a Generator "
                 "argument says so) but is not tagged 'nondeterministic_seeded'",
                 self.location_of("tags"),
             )
 
-    def _looks_random(self) -> bool:
-        name = str(self.func.name)
-        dropout = "dropout" in name or any(
-            "dropout" in a.name for a in self.func.arguments.flat_all
-        )
+    def _looks_random(self, name: str) -> bool:
+        """A name (`name`) with 'rand', a Generator argument, or a forward dropout."""
+        arguments = self.func.arguments
+        if "rand" in name or arguments.has_generator_arg():
+            return True
+        dropout = "dropout" in name
+        if not dropout:
+            for a in arguments.flat_all:
+                if "dropout" in a.name:
+                    dropout = True
+                    break
         return (
-            "rand" in name
-            or (
-                dropout
-                and "backward" not in name
-                and self.func.name.name.base != "_cudnn_init_dropout_state"
-            )
-            or self.func.arguments.has_generator_arg()
+            dropout
+            and "backward" not in name
+            and self.func.name.name.base != "_cudnn_init_dropout_state"
         )
 
     @property
@@ -142,19 +143,16 @@ class NativeFunction:
     def is_view_op(self) -> bool:
         """Returns an alias of an input, mutates only metadata, or has a wildcard alias."""
         func = self.func
-        returns_alias = any(
-            r.annotation is not None and not r.annotation.is_write for r in func.returns
-        )
+        for r in func.returns:  # returns an alias
+            if r.annotation is not None and not r.annotation.is_write:
+                return True
         # resize_ and resize_as_ are tagged inplace_view but are treated as ordinary mutations.
-        inplace_view = "inplace_view" in self.tags and str(func.name) not in (
-            "resize_",
-            "resize_as_",
-        )
-        wildcard = any(
-            a.annotation is not None and "*" in a.annotation.alias_set_after
-            for a in func.schema_order_arguments()
-        )
-        return returns_alias or inplace_view or wildcard
+        if "inplace_view" in self.tags and str(func.name) not in ("resize_", "resize_as_"):
+            return True
+        for a in func.arguments.flat_all:  # a wildcard alias, in schema order
+            if a.annotation is not None and "*" in a.annotation.alias_set_after:
+                return True
+        return False
 
     @cached
     def view_schema_kind(self) -> ViewSchemaKind:

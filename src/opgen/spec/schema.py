@@ -18,10 +18,10 @@ import string
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from opgen.cached import cached
-from opgen.spec.arguments import Argument, Arguments, Return
+from opgen.cached import cached, fast_init
+from opgen.spec.arguments import Argument, Arguments, Return, parse_arguments
 from opgen.spec.keys import SchemaKind
-from opgen.spec.syntax import IDENTIFIER, OVERLOAD, SchemaError, split_items
+from opgen.spec.syntax import IDENTIFIER, OVERLOAD, SchemaError, memoized_parse, split_items
 from opgen.spec.types import TENSOR, annotated_str
 
 _KIND_PHRASES = {
@@ -39,8 +39,10 @@ AUGMENTED_ASSIGNMENT_NAMES = frozenset(
 )
 _DUNDER = re.compile(r"__([^_]+)__\Z")
 _FUNCTIONAL_SUFFIX = "_functional"
+_VIEW_COPY_SUFFIXES = ("_copy", "_scatter")  # stripped by view_signature()
 
 
+@fast_init
 @dataclass(frozen=True)
 class BaseOperatorName:
     """An operator name without its overload: `add`, `add_` (inplace), `__iand__`.
@@ -57,40 +59,7 @@ class BaseOperatorName:
 
     @staticmethod
     def parse(text: str, offset: int = 0) -> BaseOperatorName:
-        if not IDENTIFIER.match(text):
-            raise SchemaError(f"invalid operator name '{text}'", offset, max(len(text), 1))
-        if text.endswith("_out"):
-            raise SchemaError(
-                f"operator name '{text}' ends in '_out', which is reserved; "
-                "did you mean an 'out' overload name?",
-                offset + len(text) - 4,
-                4,
-            )
-        dunder = _DUNDER.match(text)
-        if dunder is not None:
-            base = dunder.group(1)
-            inplace = base[0] == "i" and base[1:] in AUGMENTED_ASSIGNMENT_NAMES
-            if inplace:
-                base = base[1:]
-            elif base[0] == "i":
-                raise SchemaError(
-                    f"dunder method '{text}' starts with 'i' but is not an augmented assignment",
-                    offset,
-                    len(text),
-                )
-        else:
-            inplace = text.endswith("_")
-            base = text[:-1] if inplace else text
-        functional = base.endswith(_FUNCTIONAL_SUFFIX)
-        if functional:
-            if dunder is not None or inplace:
-                raise SchemaError(
-                    f"'{text}' cannot be both a functional variant and a dunder or inplace name",
-                    offset,
-                    len(text),
-                )
-            base = base[: -len(_FUNCTIONAL_SUFFIX)]
-        return BaseOperatorName(base, inplace, dunder is not None, functional)
+        return memoized_parse(_parse_base_operator_name, text, offset)
 
     def __str__(self) -> str:
         return self._text
@@ -106,6 +75,44 @@ class BaseOperatorName:
         return self.base
 
 
+def _parse_base_operator_name(text: str) -> BaseOperatorName:
+    if not IDENTIFIER.match(text):
+        raise SchemaError(f"invalid operator name '{text}'", 0, max(len(text), 1))
+    if text.endswith("_out"):
+        raise SchemaError(
+            f"operator name '{text}' ends in '_out', which is reserved; "
+            "did you mean an 'out' overload name?",
+            len(text) - 4,
+            4,
+        )
+    dunder = _DUNDER.match(text) if text.startswith("__") else None
+    if dunder is not None:
+        base = dunder.group(1)
+        inplace = base[0] == "i" and base[1:] in AUGMENTED_ASSIGNMENT_NAMES
+        if inplace:
+            base = base[1:]
+        elif base[0] == "i":
+            raise SchemaError(
+                f"dunder method '{text}' starts with 'i' but is not an augmented assignment",
+                0,
+                len(text),
+            )
+    else:
+        inplace = text.endswith("_")
+        base = text[:-1] if inplace else text
+    functional = base.endswith(_FUNCTIONAL_SUFFIX)
+    if functional:
+        if dunder is not None or inplace:
+            raise SchemaError(
+                f"'{text}' cannot be both a functional variant and a dunder or inplace name",
+                0,
+                len(text),
+            )
+        base = base[: -len(_FUNCTIONAL_SUFFIX)]
+    return BaseOperatorName(base, inplace, dunder is not None, functional)
+
+
+@fast_init
 @dataclass(frozen=True)
 class OperatorName:
     name: BaseOperatorName
@@ -162,6 +169,7 @@ def _check_canonical(printed: str, text: str, offset: int, what: str) -> None:
 # -- function schemas ----------------------------------------------------------------
 
 
+@fast_init
 @dataclass(frozen=True)
 class FunctionSchema:
     name: OperatorName
@@ -180,15 +188,19 @@ class FunctionSchema:
             )
         if "\n" in text:
             raise SchemaError("a schema must be written on one line", text.index("\n"))
-        name = OperatorName.parse(text[:open_paren], 0)
-        arguments = Arguments.parse(text[open_paren + 1 : arrow], open_paren + 1)
-        returns = _parse_returns(text[arrow + 5 :], arrow + 5)
+        name_text = text[:open_paren]
+        name = OperatorName.parse(name_text, 0)
+        arguments, canonical = parse_arguments(text[open_paren + 1 : arrow], open_paren + 1)
+        returns, returns_canonical = _parse_returns(text[arrow + 5 :], arrow + 5)
         schema = FunctionSchema(name, arguments, returns)
-        _check_canonical(
-            schema._render(), text, 0, "schema"
-        )  # a safety net: the parts parse exactly
-        schema.__dict__["text"] = text  # prime the cached property
-        schema.validate()
+        # A safety net: the parts parse exactly. The schema prints as its name, its
+        # arguments and its returns, each printed as written when every piece is;
+        # only otherwise is the whole schema printed and compared.
+        if not (canonical and returns_canonical and name._text == name_text):
+            _check_canonical(schema._render(), text, 0, "schema")
+        values = schema.__dict__
+        values["text"] = text  # prime the cached properties
+        values["kind"] = schema._validate()
         return schema
 
     def validate(self) -> None:
@@ -196,33 +208,43 @@ class FunctionSchema:
 
         Errors point into the canonical text, which is the parsed text.
         """
+        self._validate()
+
+    def _validate(self) -> SchemaKind:
+        """`validate()`, returning the schema's kind, which it needs anyway."""
         args = self.arguments
-        for arg, ret in zip(args.out, self.returns, strict=False):
-            if arg.annotation != ret.annotation:
-                raise SchemaError(
-                    f"return '{ret}' must alias out argument '{arg.name}' (the i-th return "
-                    "corresponds to the i-th out argument)",
-                    *self.span(ret),
-                )
-        for a in args.post_self_positional_mutable:
-            if any(a.annotation == r.annotation for r in self.returns):
+        returns = self.returns
+        if args.out:
+            for arg, ret in zip(args.out, returns, strict=False):
+                if arg.annotation != ret.annotation:
+                    raise SchemaError(
+                        f"return '{ret}' must alias out argument '{arg.name}' (the i-th return "
+                        "corresponds to the i-th out argument)",
+                        *self.span(ret),
+                    )
+        for a in args.post_self_positional:
+            if a.is_write and any(a.annotation == r.annotation for r in returns):
                 raise SchemaError(
                     f"mutable positional argument '{a.name}' must not be returned", *self.span(a)
                 )
-        out_and_self = [*args.out, *(a for a in args.flat_positional if a.name == "self")]
-        mutable_returns = [r for r in self.returns if r.is_write]
-        if mutable_returns and len(mutable_returns) != len(self.returns):
+        mutable_returns = []
+        for r in returns:
+            if r.is_write:
+                mutable_returns.append(r)
+        if mutable_returns and len(mutable_returns) != len(returns):
             raise SchemaError(
                 "returns must be either all mutable (aliasing written arguments) or all immutable",
-                *self.span(self.returns),
+                *self.span(returns),
             )
-        for r in mutable_returns:
-            if not any(r.annotation == a.annotation for a in out_and_self):
-                raise SchemaError(
-                    f"mutable return '{r}' must alias a keyword-only out argument or 'self'; "
-                    "did you forget to mark an out argument as keyword-only?",
-                    *self.span(r),
-                )
+        if mutable_returns:
+            out_and_self = [*args.out, *(a for a in args.flat_positional if a.name == "self")]
+            for r in mutable_returns:
+                if not any(r.annotation == a.annotation for a in out_and_self):
+                    raise SchemaError(
+                        f"mutable return '{r}' must alias a keyword-only out argument or 'self'; "
+                        "did you forget to mark an out argument as keyword-only?",
+                        *self.span(r),
+                    )
         if args.out:
             if any(a.type != TENSOR for a in args.out):
                 if self.returns:
@@ -253,13 +275,14 @@ class FunctionSchema:
                 start,
                 end - start,
             )
-        if self.is_functional_fn() and kind is not SchemaKind.functional:
-            raise SchemaError(
+        if "functional" in self.name.overload_name and kind is not SchemaKind.functional:
+            raise SchemaError(  # is_functional_fn(), inline: this runs for every schema
                 f"overload name '{self.name.overload_name}' contains 'functional', which is "
                 f"reserved for functional operators, not {_KIND_PHRASES[kind]}",
                 len(str(self.name.name)) + 1,
                 len(self.name.overload_name),
             )
+        return kind
 
     def _validate_inplace(self) -> None:
         args = self.arguments
@@ -314,12 +337,14 @@ class FunctionSchema:
         args = self.arguments
         if self.name.name.inplace:
             return SchemaKind.inplace
-        if any(a.name.startswith("_scratch_") for a in args.out):
-            return SchemaKind.scratch
         if args.out:
+            for a in args.out:
+                if a.name.startswith("_scratch_"):
+                    return SchemaKind.scratch
             return SchemaKind.out
-        if any(a.is_write for a in args.post_self_positional):
-            return SchemaKind.mutable
+        for a in args.post_self_positional:
+            if a.is_write:
+                return SchemaKind.mutable
         return SchemaKind.functional
 
     @cached
@@ -380,7 +405,7 @@ class FunctionSchema:
 
     @cached
     def _view_signature(self) -> FunctionSchema:
-        if not self.name.name.base.endswith(("_copy", "_scatter")):
+        if not self.name.name.base.endswith(_VIEW_COPY_SUFFIXES):
             return self._signature  # nothing to strip
         return self._derive_signature(False, True, False)
 
@@ -402,7 +427,9 @@ class FunctionSchema:
         view operators with their copy variants.
         """
         if not (strip_default or keep_return_names):
-            return self._view_signature if strip_view_copy_name else self._signature
+            if strip_view_copy_name and self.name.name.base.endswith(_VIEW_COPY_SUFFIXES):
+                return self._view_signature
+            return self._signature  # also the view signature when there is nothing to strip
         return self._derive_signature(strip_default, strip_view_copy_name, keep_return_names)
 
     def _derive_signature(
@@ -415,30 +442,31 @@ class FunctionSchema:
             elif base.endswith("_scatter"):
                 base = base.replace("scatter", "inverse")
         args = self.arguments
-        self_args = [args.self_arg.argument] if args.self_arg is not None else []
-        from_mutable = tuple(
-            Return(f"{a.name}_out" if keep_return_names else None, a.type, None)
-            for a in (*self_args, *args.out, *args.post_self_positional)
-            if a.is_write and not any(a.annotation == r.annotation for r in self.returns)
-        )
-        kept = tuple(
-            r
-            if r.annotation is None and (keep_return_names or r.name is None)
-            else Return(r.name if keep_return_names else None, r.type, None)
-            for r in self.returns
-        )
-        arguments = args.signature(strip_default=strip_default)
-        if str(self.name) == "bernoulli.p":
+        from_mutable: tuple[Return, ...] = ()
+        if args._has_write:
+            self_args = [args.self_arg.argument] if args.self_arg is not None else []
+            from_mutable = tuple(
+                Return(f"{a.name}_out" if keep_return_names else None, a.type, None)
+                for a in (*self_args, *args.out, *args.post_self_positional)
+                if a.is_write and not any(a.annotation == r.annotation for r in self.returns)
+            )
+        if keep_return_names:
+            kept = tuple(
+                r if r.annotation is None else Return(r.name, r.type, None) for r in self.returns
+            )
+        else:
+            kept = tuple([r._plain for r in self.returns])
+        arguments = args.signature(strip_default=True) if strip_default else args._signature
+        if self.name._text == "bernoulli.p":
             # bernoulli.p has no default for p, but bernoulli_.float has one;
             # giving it one lets the two variants pair up.
             arguments = _with_default(arguments, "p", "0.5")
         name = self.name
-        if (
-            name.overload_name
-            or name.name.inplace
-            or name.name.functional_overload
-            or (base != name.name.base)
-        ):
+        plain_base = not (name.name.inplace or name.name.functional_overload)
+        if plain_base and base == name.name.base:
+            if name.overload_name:
+                name = OperatorName(name.name, "")
+        else:
             name = OperatorName(BaseOperatorName(base, False, name.name.dunder_method), "")
         return FunctionSchema(name, arguments, kept + from_mutable)
 
@@ -452,11 +480,12 @@ class FunctionSchema:
         return self.text
 
     def _render(self) -> str:
+        # `_text` rather than `str()`: every part has its text cached.
         if len(self.returns) == 1:
-            returns = str(self.returns[0])
+            returns = self.returns[0]._text
         else:
-            returns = f"({', '.join(map(str, self.returns))})"
-        return f"{self.name}({self.arguments}) -> {returns}"
+            returns = f"({', '.join([r._text for r in self.returns])})"
+        return f"{self.name._text}({self.arguments._text}) -> {returns}"
 
 
 def _with_default(arguments: Arguments, name: str, default: str) -> Arguments:
@@ -468,24 +497,33 @@ def _with_default(arguments: Arguments, name: str, default: str) -> Arguments:
     )
 
 
-def _parse_returns(text: str, offset: int) -> tuple[Return, ...]:
+def _parse_returns(text: str, offset: int) -> tuple[tuple[Return, ...], bool]:
+    """The returns, and whether each is written as it prints (then so are all of them)."""
+    return memoized_parse(_parse_returns_text, text, offset)
+
+
+def _parse_returns_text(text: str) -> tuple[tuple[Return, ...], bool]:
+    offset = 0
     if text == "()":
-        return ()
+        return (), True
     parenthesized = text.startswith("(") and text.endswith(")")
     if parenthesized:
         text, offset = text[1:-1], offset + 1
     returns: list[Return] = []
+    canonical = True
     for piece, at in split_items(text, offset):
         if piece == "":
             if not text:
                 raise SchemaError("missing return type after '->'; write '()' for none", at)
             raise SchemaError("empty return in return list", at)
-        returns.append(Return.parse(piece, at))
+        r = Return.parse(piece, at)
+        returns.append(r)
+        canonical = canonical and r._text == piece
     if parenthesized and len(returns) == 1:
         raise SchemaError("a single return is written without parentheses", offset - 1)
     if not parenthesized and len(returns) > 1:
         raise SchemaError("several returns must be written in parentheses", offset)
-    return tuple(returns)
+    return tuple(returns), canonical
 
 
 def fresh_alias_names(used: Sequence[str]) -> list[str]:

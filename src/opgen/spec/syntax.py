@@ -7,8 +7,10 @@ turns the offset into a file location (see `SchemaError.at`).
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import TypeVar, cast
 
 from opgen.diagnostics import Location, SpecError
 
@@ -25,6 +27,31 @@ class SchemaError(SpecError):
     def at(self, origin: Location) -> SpecError:
         """The same error, placed in a file: `origin` is where the text starts."""
         return SpecError(self.message, origin.shifted(self.offset, self.length))
+
+
+T = TypeVar("T")
+
+
+@functools.lru_cache(maxsize=8192)
+def _memo(parse: Callable[[str], object], text: str) -> object:
+    return parse(text)
+
+
+def memoized_parse(parse: Callable[[str], T], text: str, offset: int) -> T:
+    """`parse(text)`, reusing earlier results, with errors shifted by `offset`.
+
+    A spec repeats the same few types, arguments and returns thousands of
+    times ('Tensor', 'Tensor self', 'Scalar alpha=1'), and half of its argument
+    lists and operator names; their parsed objects are immutable, so one object
+    serves every occurrence (and computes its text and signature once). This
+    memo of a pure function is the only cache in the parser, and nothing
+    depends on its contents.
+    """
+    try:
+        return cast(T, _memo(parse, text))
+    except SchemaError as error:
+        error.offset += offset
+        raise
 
 
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")

@@ -11,14 +11,15 @@ import re
 from dataclasses import dataclass
 from enum import Enum
 
-from opgen.cached import cached
-from opgen.spec.syntax import SchemaError
+from opgen.cached import cached, fast_init
+from opgen.spec.syntax import SchemaError, memoized_parse
 
 # -- annotations ---------------------------------------------------------------
 
 _ANNOTATION = re.compile(r"([a-z](?:\|[a-z])?)(!?)(?: -> (\*|[a-z](?:\|[a-z])*))?\Z")
 
 
+@fast_init
 @dataclass(frozen=True)
 class Annotation:
     """An alias annotation. `alias_set` has one name, or two for `a|b`."""
@@ -92,7 +93,7 @@ class Type:
 
     @staticmethod
     def parse(text: str, offset: int = 0) -> Type:
-        return _parse_type(text, offset)
+        return memoized_parse(_parse_type_text, text, offset)
 
     @cached
     def _text(self) -> str:
@@ -107,6 +108,14 @@ class Type:
     def is_base_ty_like(self, base: BaseTy) -> bool:
         """Whether `base` is the element type, looking through `?` and `[]`."""
         raise NotImplementedError
+
+    @cached
+    def base_ty(self) -> BaseTy | None:
+        """The element type, looking through `?` and `[]`; None for a custom class."""
+        type = self
+        while isinstance(type, OptionalType | ListType):
+            type = type.elem
+        return type.name if isinstance(type, BaseType) else None
 
     def is_nullable(self) -> bool:
         """Whether None is a value (an optional, or a list of optionals)."""
@@ -124,6 +133,10 @@ class Type:
 
     def is_generator_like(self) -> bool:
         return self.is_base_ty_like(BaseTy.Generator)
+
+
+def _parse_type_text(text: str) -> Type:
+    return _parse_type(text, 0)
 
 
 def _parse_type(text: str, offset: int) -> Type:
@@ -151,6 +164,7 @@ def _parse_type(text: str, offset: int) -> Type:
     return BaseType(base)
 
 
+@fast_init
 @dataclass(frozen=True)
 class BaseType(Type):
     name: BaseTy
@@ -168,6 +182,7 @@ class BaseType(Type):
         return None
 
 
+@fast_init
 @dataclass(frozen=True)
 class OptionalType(Type):
     elem: Type
@@ -204,6 +219,7 @@ class CustomClassType(Type):
         return None
 
 
+@fast_init
 @dataclass(frozen=True)
 class ListType(Type):
     """`T[]`, or `T[N]` with a fixed size (a size of 0 is written `T[]`)."""
