@@ -5,7 +5,10 @@ and removed outside the timing. Runs alternate; the script prints both
 medians, the median of the paired ratios and both sides' peak RSS. Before
 timing, it checks that the two output trees are identical.
 
-    python benchmarks/bench_aten.py [--runs 5] [-- extra torchgen.gen flags]
+It then runs each side once more, untimed, sampling the memory of the
+process and of any worker it forks (PSS, so shared pages count once).
+
+    python benchmarks/bench_aten.py [--runs 5] [--jobs N] [-- extra torchgen.gen flags]
 """
 
 from __future__ import annotations
@@ -18,12 +21,13 @@ import sys
 import tempfile
 from pathlib import Path
 
-from paired import compile_bytecode, measured, torchgen_native_dir
+from paired import compile_bytecode, measured, peak_memory, torchgen_native_dir
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="pairs of runs (default 5)")
+    parser.add_argument("--jobs", type=int, help="opgen's -j (default: its own)")
     parser.add_argument("flags", nargs="*", help="flags for both generators")
     args = parser.parse_args()
     aten = torchgen_native_dir().parent
@@ -35,6 +39,8 @@ def main() -> int:
         return [*generator, *layout, *args.flags]
 
     ours = [sys.executable, "-m", "opgen", "aten"]
+    if args.jobs is not None:
+        ours += ["-j", str(args.jobs)]
     theirs = [sys.executable, "-m", "torchgen.gen"]
     compile_bytecode()
     try:
@@ -49,9 +55,14 @@ def main() -> int:
                 root = scratch / side
                 shutil.rmtree(root, ignore_errors=True)
                 results[side].append(measured(command(generator, root)))
+        memory = {}
+        for side, generator in (("ours", ours), ("theirs", theirs)):
+            root = scratch / side
+            shutil.rmtree(root, ignore_errors=True)
+            memory[side] = peak_memory(command(generator, root))
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    _report(results, " ".join(args.flags) or "default flags")
+    _report(results, memory, " ".join(args.flags) or "default flags")
     return 0
 
 
@@ -63,14 +74,20 @@ def _same_tree(a: Path, b: Path) -> bool:
     return all(filecmp.cmp(a / p, b / p, shallow=False) for p in files_a)
 
 
-def _report(results: dict[str, list[tuple[float, int]]], flags: str) -> None:
+def _report(
+    results: dict[str, list[tuple[float, int]]], memory: dict[str, int], flags: str
+) -> None:
+    """Time, peak RSS of the largest process, and peak PSS of all processes together."""
     ours, theirs = results["ours"], results["theirs"]
     ratios = [t[0] / o[0] for o, t in zip(ours, theirs, strict=True)]
     print(f"opgen aten vs python -m torchgen.gen ({flags}), {len(ratios)} alternating pairs")
-    for label, side in (("opgen aten", ours), ("torchgen.gen", theirs)):
+    for label, side, key in (("opgen aten", ours, "ours"), ("torchgen.gen", theirs, "theirs")):
         seconds = statistics.median(t for t, _ in side)
         rss = max(r for _, r in side) / 1024
-        print(f"{label + ':':<14} median {seconds:.3f} s, peak RSS {rss:.0f} MiB")
+        print(
+            f"{label + ':':<14} median {seconds:.3f} s, peak RSS {rss:.0f} MiB (largest "
+            f"process), peak memory {memory[key] / 1024:.0f} MiB (PSS, all processes)"
+        )
     print(f"speed-up (median of paired ratios): {statistics.median(ratios):.2f}x")
 
 

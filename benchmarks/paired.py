@@ -51,6 +51,44 @@ def measured(command: list[str]) -> tuple[float, int]:
     return elapsed, usage.ru_maxrss  # KiB on Linux
 
 
+def peak_memory(command: list[str], interval: float = 0.005) -> int:
+    """Peak memory in KiB of one run of `command` and the processes it forks, together.
+
+    Sums the proportional set size (PSS: shared pages split between the
+    processes sharing them) of the process and its descendants, sampled every
+    `interval` seconds; so a forked worker counts only with the pages it owns.
+    Sampling costs time, so runs measured here are not timed.
+    """
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO
+    )
+    peak = 0
+    while process.poll() is None:
+        peak = max(peak, sum(_pss(pid) for pid in _tree(process.pid)))
+        time.sleep(interval)
+    if process.returncode != 0:
+        raise subprocess.CalledProcessError(process.returncode, command)
+    return peak
+
+
+def _tree(pid: int) -> list[int]:
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return [pid]
+    return [pid, *(p for child in children for p in _tree(int(child)))]
+
+
+def _pss(pid: int) -> int:
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith("Pss:"):
+                return int(line.split()[1])
+    except OSError:  # the process has just ended
+        pass
+    return 0
+
+
 @dataclass(frozen=True)
 class PairedTimes:
     ours: list[float]

@@ -56,6 +56,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Protocol, TypeAlias, TypeVar
 
+from opgen.forked import MAX_TASKS, ForkedFailure, run_forked
+
 T = TypeVar("T")
 
 # What `python -m torchgen.gen` names as the generator in `generated_comment`.
@@ -127,6 +129,7 @@ def _relative(path: str) -> PurePosixPath:
 class _Entry:
     text: Text
     listed: bool  # named in the dependency list (Everything files are not)
+    family: object = None  # what files rendered from the same lazily built state share
 
     def render(self) -> str:
         return self.text if isinstance(self.text, str) else self.text()
@@ -136,33 +139,61 @@ def _shard_ids(num_shards: int) -> list[str]:
     return ["Everything", *(f"_{i}" for i in range(num_shards))]
 
 
-def _shard_envs(
+class _ShardEnvs:
+    """The envs of one sharded family, [Everything, _0, _1, ...], built on first use.
+
+    They hold every item's fragments (the whole family's text), so they are
+    dropped once each of the family's files has taken its env, and built again
+    should a file be rendered a second time.
+    """
+
+    def __init__(
+        self,
+        items: Sequence[T],
+        key: Callable[[T], str],
+        env: Callable[[T], Mapping[str, Iterable[object]]],
+        num_shards: int,
+        base_env: Env,
+        sharded_base: Mapping[str, Sequence[object]],  # every sharded key's initial list
+    ) -> None:
+        self._build = functools.partial(
+            _build_shard_envs, items, key, env, num_shards, base_env, sharded_base
+        )
+        self._envs: list[dict[str, object]] | None = None
+        self._untaken: set[int] = set()
+
+    def take(self, index: int) -> dict[str, object]:
+        if self._envs is None:
+            self._envs = self._build()
+            self._untaken = set(range(len(self._envs)))
+        env = self._envs[index]
+        self._untaken.discard(index)
+        if not self._untaken:
+            self._envs = None
+        return env
+
+
+def _build_shard_envs(
     items: Sequence[T],
     key: Callable[[T], str],
     env: Callable[[T], Mapping[str, Iterable[object]]],
     num_shards: int,
     base_env: Env,
-    sharded_base: Mapping[str, Sequence[object]],  # every sharded key's initial list
-) -> Callable[[], list[dict[str, object]]]:
-    """The envs of one sharded family, [Everything, _0, _1, ...], built on first use."""
-
-    @functools.cache
-    def envs() -> list[dict[str, object]]:
-        lists = [{k: list(v) for k, v in sharded_base.items()} for _ in range(num_shards + 1)]
-        for item in items:
-            contribution = env(item)
-            undeclared = sorted(contribution.keys() - sharded_base.keys())
-            if undeclared:
-                raise OutputError(f"env sets keys not declared as sharded: {undeclared}")
-            shard = lists[1 + shard_index(key(item), num_shards)]
-            for k, values in contribution.items():
-                materialised = list(values)
-                shard[k].extend(materialised)
-                lists[0][k].extend(materialised)
-        ids = _shard_ids(num_shards)
-        return [{"shard_id": i, **base_env, **own} for i, own in zip(ids, lists, strict=True)]
-
-    return envs
+    sharded_base: Mapping[str, Sequence[object]],
+) -> list[dict[str, object]]:
+    lists = [{k: list(v) for k, v in sharded_base.items()} for _ in range(num_shards + 1)]
+    for item in items:
+        contribution = env(item)
+        undeclared = sorted(contribution.keys() - sharded_base.keys())
+        if undeclared:
+            raise OutputError(f"env sets keys not declared as sharded: {undeclared}")
+        shard = lists[1 + shard_index(key(item), num_shards)]
+        for k, values in contribution.items():
+            materialised = list(values)
+            shard[k].extend(materialised)
+            lists[0][k].extend(materialised)
+    ids = _shard_ids(num_shards)
+    return [{"shard_id": i, **base_env, **own} for i, own in zip(ids, lists, strict=True)]
 
 
 class OutputSet:
@@ -180,12 +211,16 @@ class OutputSet:
         self._generator = generator
         self._entries: dict[PurePosixPath, _Entry] = {}
 
-    def add(self, path: str, text: Text, *, listed: bool = True) -> None:
-        """Produce `path` with `text` (or what `text()` returns); each path only once."""
+    def add(self, path: str, text: Text, *, listed: bool = True, family: object = None) -> None:
+        """Produce `path` with `text` (or what `text()` returns); each path only once.
+
+        Files with the same `family` (compared by identity) share lazily built
+        state, so a parallel write renders them in the same process.
+        """
         rel = _relative(path)
         if rel in self._entries:
             raise OutputError(f"{rel} is written twice under {self.root}")
-        self._entries[rel] = _Entry(text, listed)
+        self._entries[rel] = _Entry(text, listed, family)
 
     def add_template(
         self, path: str, env: Env | Callable[[], Env], *, template: str | None = None
@@ -223,16 +258,14 @@ class OutputSet:
             if not isinstance(initial, list):
                 raise OutputError(f"{rel}: base_env[{k!r}] is sharded, so it must be a list")
             sharded_base[k] = initial
-        envs = _shard_envs(tuple(items), key, env, num_shards, base, sharded_base)
+        envs = _ShardEnvs(tuple(items), key, env, num_shards, base, sharded_base)
         for index, shard_id in enumerate(_shard_ids(num_shards)):
             shard_path = rel.with_stem(rel.stem + shard_id).as_posix()
             render = functools.partial(self._render_shard, name, envs, index)
-            self.add(shard_path, render, listed=index > 0)
+            self.add(shard_path, render, listed=index > 0, family=envs)
 
-    def _render_shard(
-        self, template: str, envs: Callable[[], list[dict[str, object]]], index: int
-    ) -> str:
-        return self.render(template, envs()[index])
+    def _render_shard(self, template: str, envs: _ShardEnvs, index: int) -> str:
+        return self.render(template, envs.take(index))
 
     def render(self, template: str, env: Env) -> str:
         if self._templates is None:
@@ -247,6 +280,9 @@ class OutputSet:
 
     def text(self, path: str) -> str:
         return self._entries[_relative(path)].render()
+
+    def family(self, path: str) -> object:
+        return self._entries[_relative(path)].family
 
     def listed(self) -> list[Path]:
         """The files build systems are told about: root joined, sorted as paths."""
@@ -276,14 +312,18 @@ class WriteReport:
 
 
 def write_files(
-    sets: Iterable[OutputSet], *, dry_run: bool = False, make_roots: bool = False
+    sets: Iterable[OutputSet], *, dry_run: bool = False, make_roots: bool = False, jobs: int = 1
 ) -> WriteReport:
     """Write every set's files under its root; a dry run renders and writes nothing.
 
     Files are rendered one at a time, and each changed one goes to a temporary
     file beside its target; only when all are rendered are the temporary files
     renamed into place. So a failing render leaves the outputs as they were,
-    and at most one file's text is held in memory.
+    and each process holds at most one file's text in memory.
+
+    With `jobs` > 1 the rendering is spread over that many processes
+    (`opgen.forked`); a family of files sharing lazily built state stays in
+    one process. The renames happen here, in sorted order, either way.
 
     `make_roots` creates each root even when it stays empty or the run is dry,
     as gen.py does for its install dirs.
@@ -302,13 +342,16 @@ def write_files(
             output_set.root.mkdir(parents=True, exist_ok=True)
     if dry_run:
         return WriteReport(files, ())
-    staged: list[tuple[Path, Path]] = []
+    tasks = [functools.partial(_stage_files, unit, targets) for unit in _units(files, targets)]
     try:
-        for file in files:
-            output_set, path = targets[file]
-            temp = _stage_if_changed(file, output_set.text(path))
-            if temp is not None:
-                staged.append((temp, file))
+        staged = [pair for unit in run_forked(tasks, jobs) for pair in unit]
+    except ForkedFailure as failure:
+        for unit in failure.results.values():
+            for temp, _ in unit:
+                temp.unlink(missing_ok=True)
+        raise failure.error from None
+    staged.sort(key=lambda pair: pair[1])
+    try:
         for temp, file in staged:
             os.replace(temp, file)
     except BaseException:
@@ -316,6 +359,47 @@ def write_files(
             temp.unlink(missing_ok=True)
         raise
     return WriteReport(files, tuple(file for _, file in staged))
+
+
+def _units(
+    files: Sequence[Path], targets: Mapping[Path, tuple[OutputSet, str]]
+) -> list[list[Path]]:
+    """`files` in groups rendered together, at most `MAX_TASKS` of them.
+
+    A family's files form one group, and families come first: they are the
+    largest pieces of work, and a queue runs best when the large pieces go
+    first. Other files are grouped in runs of consecutive files.
+    """
+    families: dict[int, list[Path]] = {}
+    singles: list[Path] = []
+    for file in files:
+        output_set, path = targets[file]
+        family = output_set.family(path)
+        if family is None:
+            singles.append(file)
+        else:
+            families.setdefault(id(family), []).append(file)
+    room = max(MAX_TASKS - len(families), 1)
+    run = -(-len(singles) // room)  # ceiling division
+    return [*families.values(), *(singles[i : i + run] for i in range(0, len(singles), run))]
+
+
+def _stage_files(
+    unit: Sequence[Path], targets: Mapping[Path, tuple[OutputSet, str]]
+) -> list[tuple[Path, Path]]:
+    """(temporary file, target) for each file of `unit` that changed; all or none staged."""
+    staged: list[tuple[Path, Path]] = []
+    try:
+        for file in unit:
+            output_set, path = targets[file]
+            temp = _stage_if_changed(file, output_set.text(path))
+            if temp is not None:
+                staged.append((temp, file))
+    except BaseException:
+        for temp, _ in staged:
+            temp.unlink(missing_ok=True)
+        raise
+    return staged
 
 
 def write_if_changed(file: Path, text: str) -> bool:

@@ -346,7 +346,8 @@ def test_failed_replace_removes_its_temporary_file(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.rglob("*")) == ["a.h", "keep"]
 
 
-def test_a_failing_render_writes_nothing(tmp_path: Path) -> None:
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_failing_render_writes_nothing(tmp_path: Path, jobs: int) -> None:
     def boom() -> str:
         raise RuntimeError("render failed")
 
@@ -354,21 +355,47 @@ def test_a_failing_render_writes_nothing(tmp_path: Path) -> None:
     out.add("a.h", "A")
     out.add("b.h", boom)
     with pytest.raises(RuntimeError, match="render failed"):
-        write_files([out])
+        write_files([out], jobs=jobs)
     assert tree(tmp_path) == {}
 
 
-def test_a_failing_render_leaves_earlier_outputs_as_they_were(tmp_path: Path) -> None:
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_failing_render_leaves_earlier_outputs_as_they_were(tmp_path: Path, jobs: int) -> None:
     def boom() -> str:
         raise RuntimeError("render failed")
 
     (tmp_path / "a.h").write_text("old A")
     out = OutputSet(tmp_path)
-    out.add("a.h", "new A")  # rendered and staged before b.h fails
+    out.add("a.h", "new A")  # rendered and staged, by one process or the other
     out.add("b.h", boom)
+    out.add("c.h", "new C")
     with pytest.raises(RuntimeError, match="render failed"):
-        write_files([out])
+        write_files([out], jobs=jobs)
     assert tree(tmp_path) == {"a.h": "old A"}
+
+
+def test_parallel_write_gives_the_serial_files_and_report(tmp_path: Path) -> None:
+    def outputs(root: Path) -> list[OutputSet]:
+        out = sharded()
+        out.root = root / "sharded"
+        plain = OutputSet(root / "plain")
+        for i in range(50):
+            plain.add(f"f{i}.h", lambda i=i: f"file {i}\n" * i)
+        return [out, plain]
+
+    serial = write_files(outputs(tmp_path / "1"), jobs=1)
+    parallel = write_files(outputs(tmp_path / "2"), jobs=2)
+    assert tree(tmp_path / "1") == tree(tmp_path / "2")
+    assert len(tree(tmp_path / "2")) == 55
+    assert [f.relative_to(tmp_path / "2") for f in parallel.changed] == [
+        f.relative_to(tmp_path / "1") for f in serial.changed
+    ]
+
+
+def test_sharded_files_render_again_after_their_envs_are_dropped() -> None:
+    out = sharded()
+    first = [out.text(p) for p in out.paths()]  # the last one drops the envs
+    assert [out.text(p) for p in out.paths()] == first
 
 
 def test_rewrite_keeps_the_file_mode_and_new_files_get_the_default(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ their arguments.
 from __future__ import annotations
 
 import argparse
+import os
 from typing import TextIO
 
 from opgen.targets.aten.options import AtenOptions, Generate
@@ -124,6 +125,35 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="generate C shims for an out-of-tree spec, extending the in-tree ones",
     )
+    add(  # opgen's own: not a flag of torchgen.gen
+        "-j",
+        "--jobs",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="render the files in N processes (default: one per available core, at most "
+        f"{_MAX_DEFAULT_JOBS}); the output does not depend on it",
+    )
+
+
+_MAX_DEFAULT_JOBS = 4
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, not {text!r}")
+    return value
+
+
+def default_jobs() -> int:
+    """One process per core this process may run on, at most `_MAX_DEFAULT_JOBS`."""
+    affinity = getattr(os, "sched_getaffinity", None)
+    cores = len(affinity(0)) if affinity is not None else os.cpu_count() or 1
+    return max(1, min(cores, _MAX_DEFAULT_JOBS))
 
 
 def options_from(args: argparse.Namespace) -> AtenOptions:
@@ -151,11 +181,13 @@ def options_from(args: argparse.Namespace) -> AtenOptions:
         generate=frozenset(Generate(g) for g in args.generate),
         update_aoti_c_shim=args.update_aoti_c_shim,
         extend_aoti_c_shim=args.extend_aoti_c_shim,
+        jobs=default_jobs() if args.jobs is None else args.jobs,
     )
 
 
 def run_aten(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     # Imported here so that the other commands do not pay for the target.
+    from opgen.forked import can_fork
     from opgen.output import dependency_files, write_files, write_if_changed
     from opgen.targets.aten.generate import generate
 
@@ -169,7 +201,10 @@ def run_aten(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for note in run.notes:
         out.write(note + "\n")
     outputs = run.outputs
-    write_files(outputs.all(), dry_run=options.dry_run, make_roots=not options.dry_run)
+    jobs = options.jobs if can_fork() else 1
+    if jobs > 1 and not options.dry_run:
+        run.derive_shared_signatures()
+    write_files(outputs.all(), dry_run=options.dry_run, make_roots=not options.dry_run, jobs=jobs)
     if options.output_dependencies:
         lists = dependency_files(options.output_dependencies, outputs.with_dependency_lists())
         for path, text in lists.items():

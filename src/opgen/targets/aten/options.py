@@ -96,6 +96,8 @@ class AtenOptions:
     generate: frozenset[Generate] = frozenset(Generate)
     update_aoti_c_shim: bool = False
     extend_aoti_c_shim: bool = False
+    # Not a torchgen flag: how many processes render (the output is the same).
+    jobs: int = 1
 
     # -- inputs ----------------------------------------------------------------
 

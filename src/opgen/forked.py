@@ -1,0 +1,162 @@
+"""Run independent tasks on several cores, in forks that inherit what is already built.
+
+Rendering is pure Python work over a model that took a while to build; threads
+would share the interpreter lock, and fresh processes would rebuild the model.
+A fork inherits it for free (copy-on-write), so `run_forked` forks `workers - 1`
+children after the model is built and lets every process, this one included,
+take tasks from one shared queue until it is empty. The queue is a pipe holding
+task numbers; a read takes one number whole, so each task runs exactly once,
+and a process that finishes early takes more. Children send their results back
+pickled when their queue runs dry, then leave with `os._exit` (no cleanup
+handlers, no flushing of buffers inherited from the parent).
+
+Results come back in task order, whichever process ran each task, so callers
+stay deterministic. A task that raises stops its process taking more; the
+failure with the lowest task number is raised once every process is done,
+and the successful results come with it (`ForkedFailure.results`) so that the
+caller can undo their effects.
+
+Where `os.fork` does not exist, or with one worker, the tasks run here in order.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import struct
+import sys
+import traceback
+from collections.abc import Callable, Sequence
+from typing import Generic, TypeVar
+
+R = TypeVar("R")
+
+_INDEX = struct.Struct("<I")
+# A pipe buffers at least 4 KiB everywhere (64 KiB on Linux); the whole queue is
+# written before the first fork, so it must fit.
+MAX_TASKS = 1024
+
+
+class ForkedFailure(Exception, Generic[R]):
+    """A task failed: `error` is what it raised, `results` the tasks that succeeded."""
+
+    def __init__(self, error: BaseException, results: dict[int, R]) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.results = results
+
+
+class _ChildFailed(Exception):
+    """An exception a child could not send as it was (not picklable)."""
+
+
+def can_fork() -> bool:
+    return hasattr(os, "fork")
+
+
+def run_forked(tasks: Sequence[Callable[[], R]], workers: int) -> list[R]:
+    """Each task's result, in task order; tasks run spread over `workers` processes.
+
+    Raises `ForkedFailure` if a task raises (or a child dies). At most
+    `MAX_TASKS` tasks: group small ones.
+    """
+    if len(tasks) > MAX_TASKS:
+        raise ValueError(f"run_forked takes at most {MAX_TASKS} tasks, not {len(tasks)}")
+    workers = min(workers, len(tasks))
+    if workers <= 1 or not can_fork():
+        return _in_order(tasks)
+    queue_read, queue_write = os.pipe()
+    os.write(queue_write, b"".join(_INDEX.pack(i) for i in range(len(tasks))))
+    os.close(queue_write)  # readers see the end of the queue once it is empty
+    children: list[tuple[int, int]] = []  # (pid, read end of its result pipe)
+    try:
+        for _ in range(workers - 1):
+            children.append(_fork_child(tasks, queue_read, children))
+        results, failures = _take_tasks(tasks, queue_read)
+        child_results: dict[int, R]
+        while children:
+            child_results, child_failures = _collect(*children.pop())
+            results.update(child_results)
+            failures.update(child_failures)
+    finally:
+        os.close(queue_read)
+        for pid, result_read in children:  # only if this process was interrupted
+            os.close(result_read)
+            os.waitpid(pid, 0)
+    if failures:
+        raise ForkedFailure(failures[min(failures)], results)
+    return [results[i] for i in range(len(tasks))]
+
+
+def _in_order(tasks: Sequence[Callable[[], R]]) -> list[R]:
+    results: dict[int, R] = {}
+    for i, task in enumerate(tasks):
+        try:
+            results[i] = task()
+        except Exception as error:
+            raise ForkedFailure(error, results) from error
+    return list(results.values())
+
+
+def _fork_child(
+    tasks: Sequence[Callable[[], R]], queue_read: int, siblings: list[tuple[int, int]]
+) -> tuple[int, int]:
+    result_read, result_write = os.pipe()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid:
+        os.close(result_write)
+        return pid, result_read
+    status = 1
+    try:  # the child: never returns
+        os.close(result_read)
+        for _, sibling_read in siblings:
+            os.close(sibling_read)
+        results, failures = _take_tasks(tasks, queue_read)
+        sendable = {i: _sendable(e) for i, e in failures.items()}
+        with os.fdopen(result_write, "wb") as out:
+            pickle.dump((results, sendable), out, pickle.HIGHEST_PROTOCOL)
+        status = 0
+    finally:
+        os._exit(status)
+
+
+def _take_tasks(
+    tasks: Sequence[Callable[[], R]], queue_read: int
+) -> tuple[dict[int, R], dict[int, BaseException]]:
+    results: dict[int, R] = {}
+    while data := os.read(queue_read, _INDEX.size):
+        (index,) = _INDEX.unpack(data)
+        try:
+            results[index] = tasks[index]()
+        except Exception as error:
+            return results, {index: error}
+    return results, {}
+
+
+def _sendable(error: BaseException) -> BaseException:
+    try:
+        pickle.dumps(error)
+        return error
+    except Exception:
+        text = "".join(traceback.format_exception(error))
+        return _ChildFailed(f"in a forked worker:\n{text}")
+
+
+def _collect(pid: int, result_read: int) -> tuple[dict[int, R], dict[int, BaseException]]:
+    with os.fdopen(result_read, "rb") as source:
+        data = source.read()
+    _, status = os.waitpid(pid, 0)
+    if status == 0 and data:
+        results, failures = pickle.loads(data)
+        return results, failures
+    # The child died before sending anything (killed, out of memory): the tasks it
+    # had taken are lost, so the run fails as a whole.
+    return {}, {-1: _ChildFailed(f"a forked worker died ({_describe(status)})")}
+
+
+def _describe(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        return f"signal {os.WTERMSIG(status)}"
+    return f"exit status {os.waitstatus_to_exitcode(status)}"

@@ -1,0 +1,43 @@
+"""`python -m opgen` as a process: the exit status and every line of output arrive.
+
+The entry point leaves with `os._exit` (no interpreter teardown), so these
+check that it flushes what it printed first, into a pipe as into a terminal.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from opgen.cli import bundled_example
+
+
+def opgen(*argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "opgen", *argv], capture_output=True, text=True, check=False
+    )
+
+
+def test_success_prints_everything_and_exits_0() -> None:
+    done = opgen("dump", bundled_example().native)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert len(lines) > 1 and all(line.startswith('{"name": ') for line in lines)
+    assert done.stdout.endswith("}\n")
+
+
+def test_bad_input_prints_the_diagnostic_and_exits_1(tmp_path: Path) -> None:
+    missing = tmp_path / "missing.yaml"
+    done = opgen("check", str(missing))
+    assert (done.returncode, done.stdout, done.stderr) == (
+        1,
+        "",
+        f"{missing}:1: error: no such file\n",
+    )
+
+
+def test_bad_usage_exits_2() -> None:
+    done = opgen("aten", "--jobs", "0")
+    assert done.returncode == 2
+    assert "expected a positive integer, not '0'" in done.stderr
