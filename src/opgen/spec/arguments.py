@@ -425,20 +425,7 @@ class Arguments:
 
     @cached
     def _signature(self) -> Arguments:
-        def plain(a: Argument) -> Argument:
-            return a._unannotated
-
-        return Arguments(
-            pre_self_positional=tuple(map(plain, self.pre_self_positional)),
-            self_arg=SelfArgument(plain(self.self_arg.argument)) if self.self_arg else None,
-            post_self_positional=tuple(map(plain, self.post_self_positional)),
-            pre_tensor_options_kwarg_only=tuple(
-                map(plain, self.pre_tensor_options_kwarg_only + self.post_tensor_options_kwarg_only)
-            ),
-            tensor_options=None,
-            post_tensor_options_kwarg_only=(),
-            out=(),
-        )
+        return self._mapped(lambda a: a._unannotated)
 
     def _derive_signature(self, strip_default: bool) -> Arguments:
         def plain(a: Argument) -> Argument:
@@ -446,6 +433,10 @@ class Arguments:
                 return a
             return Argument(a.name, a.type, None if strip_default else a.default, None)
 
+        return self._mapped(plain)
+
+    def _mapped(self, plain: Callable[[Argument], Argument]) -> Arguments:
+        """`plain` applied to every argument, without TensorOptions grouping or out arguments."""
         return Arguments(
             pre_self_positional=tuple(map(plain, self.pre_self_positional)),
             self_arg=SelfArgument(plain(self.self_arg.argument)) if self.self_arg else None,
