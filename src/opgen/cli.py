@@ -20,6 +20,7 @@ from opgen import __version__
 from opgen.diagnostics import Diagnostic, SpecError, render
 from opgen.spec import Spec, load_spec
 from opgen.targets.aten import command as aten_command
+from opgen.targets.torch_library import command as library_command
 
 
 @dataclass(frozen=True)
@@ -74,6 +75,12 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument(
         "--werror", action="store_true", help="treat warnings as errors (exit status 1)"
     )
+    check.add_argument(
+        "--library",
+        action="store_true",
+        help="read a custom-op library spec, as `opgen torch-library` does, with all its checks",
+    )
+    library_command.add_library_arguments(check)
     check.set_defaults(run=run_check)
 
     dump = commands.add_parser(
@@ -98,6 +105,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     aten_command.add_arguments(aten)
     aten.set_defaults(run=aten_command.run_aten)
+
+    library = commands.add_parser(
+        "torch-library",
+        help="generate a PyTorch custom-op library (C++ and Python) from a library spec",
+        description="Generate a PyTorch custom-op library from a library spec: schemas and "
+        "registrations, kernel declarations, a C++ API, Autograd kernels from gradient "
+        "formulas, and a typed Python package.",
+    )
+    library_command.add_arguments(library)
+    library.set_defaults(run=run_torch_library)
     return parser
 
 
@@ -122,7 +139,13 @@ def _load(args: argparse.Namespace) -> Spec:
     return load_spec(paths.native, paths.tags)
 
 
+def run_torch_library(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    return library_command.run(args, out, err, _report)
+
+
 def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if args.library:
+        return _check_library(args, out, err)
     spec = _load(args)
     _report(spec.warnings, err)
     if spec.warnings and args.werror:
@@ -135,6 +158,18 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         + (f", {len(spec.warnings)} warnings" if spec.warnings else "")
         + "\n"
     )
+    return 0
+
+
+def _check_library(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if args.native_yaml is None:
+        err.write("opgen check: error: --library needs the library spec\n")
+        return 2
+    library = library_command.load(args)
+    _report(library.warnings, err)
+    if library.warnings and args.werror:
+        return 1
+    out.write(f"{args.native_yaml}: ok: {library_command.summary(library)}\n")
     return 0
 
 

@@ -25,6 +25,17 @@ from opgen.spec.keys import (
     UfuncKey,
     Variant,
 )
+from opgen.spec.library import (
+    EXTENSION_KEYS,
+    LIBRARY_DISPATCH_KEYS,
+    LIBRARY_KEYS,
+    NO_EXTENSIONS,
+    described_keys,
+    extension_key_error,
+    kernel_namespace,
+    library_key_error,
+    read_extensions,
+)
 from opgen.spec.load import YamlList, YamlMap
 from opgen.spec.native import NativeFunction
 from opgen.spec.precompute import Precompute, UfuncInnerLoop
@@ -54,6 +65,7 @@ Dispatch = dict[DispatchKey, BackendMetadata]
 class EntryOptions:
     valid_tags: Set[str]
     ignore_keys: Set[DispatchKey] = frozenset()
+    library: bool = False  # the library dialect (opgen.spec.library)
 
 
 class _Entry:
@@ -113,13 +125,16 @@ def _describe(value: object) -> str:
 
 def read_entry(entry: YamlMap, options: EntryOptions) -> tuple[NativeFunction, Dispatch]:
     e = _Entry(entry)
-    if not KNOWN_KEYS.issuperset(entry):
-        for key in entry:
-            if key not in KNOWN_KEYS:
-                raise SpecError(f"unknown key '{key}' in operator entry", entry.key_location(key))
+    known = LIBRARY_KEYS | EXTENSION_KEYS if options.library else KNOWN_KEYS
+    if not known.issuperset(entry):
+        _unknown_key(entry, known, options.library)
     if "func" not in entry:
         raise SpecError("operator entry has no 'func' key", entry.location)
     namespace, func = _read_func(e)
+    if options.library and len(str(entry["func"])) == len(func.text):
+        raise SpecError(
+            f"a library operator needs its namespace, as in 'mylib::{func.name}'", e.at("func")
+        )
     # Most keys are absent from most entries: the readers of optional keys are
     # called only for keys that are present, in a fixed order (so that an entry
     # with several bad keys always reports the same one).
@@ -164,6 +179,7 @@ def read_entry(entry: YamlMap, options: EntryOptions) -> tuple[NativeFunction, D
         tags=_read_tags(e, namespace, func, options.valid_tags),
         field_locations=entry.value_locations,
         namespace_prefix=len(str(entry["func"])) - len(func.text),
+        extensions=read_extensions(entry) if options.library else NO_EXTENSIONS,
     )
     if f.is_view_op and func.name.name.inplace and "inplace_view" not in f.tags:
         raise SpecError(
@@ -171,6 +187,18 @@ def read_entry(entry: YamlMap, options: EntryOptions) -> tuple[NativeFunction, D
             f.location_of("tags") if "tags" in entry else e.at("func"),
         )
     return f, dispatch
+
+
+def _unknown_key(entry: YamlMap, known: Set[object], library: bool) -> None:
+    for key in entry:
+        if key in known:
+            continue
+        at = entry.key_location(key)
+        if library and key in KNOWN_KEYS:
+            raise library_key_error(str(key), at)
+        if not library and key in EXTENSION_KEYS:
+            raise extension_key_error(str(key), at)
+        raise SpecError(f"unknown key '{key}' in operator entry", at)
 
 
 def _read_func(e: _Entry) -> tuple[str, FunctionSchema]:
@@ -356,6 +384,14 @@ def _read_dispatch(
 ) -> tuple[Dispatch, bool]:
     """The kernels per dispatch key, and whether the operator is abstract."""
     raw = e.entry.get("dispatch")
+    if raw is None and options.library:
+        if "python_dispatch" in e.entry:
+            return {}, True
+        raise SpecError(
+            f"operator '{func.name}' has no kernel: give it a 'dispatch' table of C++ "
+            "kernels or a 'python_dispatch' table of Python kernels",
+            e.at("func"),
+        )
     if raw is None:
         if structured or delegate is not None:
             return {}, True
@@ -383,8 +419,8 @@ def _read_dispatch(
                 f"a kernel must be a name, not {_describe(kernel)}", raw.value_location(keys)
             )
         try:
-            metadata = _kernel(kernel, structured)
-            for key in _read_dispatch_keys(keys, dispatch):
+            metadata = _kernel(kernel, structured, func_namespace(e) if options.library else None)
+            for key in _read_dispatch_keys(keys, dispatch, options.library):
                 listed += 1
                 if key in options.ignore_keys:
                     continue
@@ -396,7 +432,8 @@ def _read_dispatch(
             raise error.at(raw.value_location(keys)) from None
         except SchemaError as error:
             raise error.at(raw.key_location(keys)) from None
-    _check_dispatch(e, func, dispatch, listed, redundant_cia, delegate)
+    if not options.library:
+        _check_dispatch(e, func, dispatch, listed, redundant_cia, delegate)
     abstract = set(dispatch) not in _IMPLICIT_ONLY
     return dispatch, abstract
 
@@ -404,14 +441,16 @@ def _read_dispatch(
 # Dispatch tables whose operator still decomposes (is not abstract).
 _IMPLICIT_ONLY = (frozenset({CIA}), frozenset({CIA_NESTED}), frozenset({CIA, CIA_NESTED}))
 _SUPPORTED_DISPATCH_KEYS = frozenset(SUPPORTED_DISPATCH_KEYS)
+_LIBRARY_DISPATCH_KEYS = frozenset(LIBRARY_DISPATCH_KEYS)
 
 
 class _KernelError(SchemaError):
     """An error in a kernel name (the value of a dispatch line, not its keys)."""
 
 
-def _read_dispatch_keys(keys: str, seen: Dispatch) -> Iterator[DispatchKey]:
+def _read_dispatch_keys(keys: str, seen: Dispatch, library: bool) -> Iterator[DispatchKey]:
     """The keys of one dispatch line, `CPU, CUDA`; errors are SchemaErrors in `keys`."""
+    supported = _LIBRARY_DISPATCH_KEYS if library else _SUPPORTED_DISPATCH_KEYS
     offset = 0
     for piece in keys.split(","):
         name = piece.strip()
@@ -421,7 +460,14 @@ def _read_dispatch_keys(keys: str, seen: Dispatch) -> Iterator[DispatchKey]:
         if key is None:
             hint = " (a trailing comma?)" if not name else ""
             raise SchemaError(f"unknown dispatch key '{name}'{hint}", at, max(len(name), 1))
-        if key not in _SUPPORTED_DISPATCH_KEYS:
+        if library and key not in supported:
+            raise SchemaError(
+                f"dispatch key '{name}' cannot have kernels in a library spec "
+                f"(one of {described_keys(LIBRARY_DISPATCH_KEYS)})",
+                at,
+                len(name),
+            )
+        if key not in supported:
             raise SchemaError(
                 f"dispatch key '{name}' cannot have kernels in native_functions.yaml", at, len(name)
             )
@@ -450,13 +496,22 @@ def _composites_compatible(key: DispatchKey, seen: Dispatch) -> bool:
     )
 
 
-def _kernel(text: str, structured: bool) -> BackendMetadata:
+def _kernel(text: str, structured: bool, library_namespace: str | None) -> BackendMetadata:
+    """A kernel `[namespace::]name`: in `namespace::native` (`at::native` by default);
+    for a library, exactly in `namespace` (`<library_namespace>::native` by default)."""
     namespace, _, name = text.rpartition("::")
+    if library_namespace is not None:
+        return BackendMetadata(name, False, kernel_namespace(namespace, library_namespace))
     if namespace.count("::") > 2:
         raise _KernelError(
             f"kernel namespace '{namespace}' has more than three levels", 0, len(namespace)
         )
     return BackendMetadata(name, structured, f"{namespace or 'at'}::native")
+
+
+def func_namespace(e: _Entry) -> str:
+    """The operator namespace written in `func:` (already checked by `_read_func`)."""
+    return str(e.entry["func"]).partition("(")[0].rpartition("::")[0]
 
 
 def _check_not_factory(e: _Entry, func: FunctionSchema) -> None:

@@ -82,6 +82,7 @@ _NO_KERNELS: Mapping[DispatchKey, BackendMetadata] = MappingProxyType({})
 @dataclass(frozen=True)
 class LoadOptions:
     ignore_keys: Set[DispatchKey] = frozenset()  # dispatch entries to drop, e.g. MPS
+    library: bool = False  # read the library dialect (opgen.spec.library)
 
 
 def load_spec(native_path: str, tags_path: str | None, options: LoadOptions | None = None) -> Spec:
@@ -106,7 +107,9 @@ def _build(
     doc: YamlDocument, tags: Mapping[str, str], options: LoadOptions, sources: Mapping[str, str]
 ) -> Spec:
     entries = _entries(doc)
-    entry_options = EntryOptions(valid_tags=frozenset(tags), ignore_keys=options.ignore_keys)
+    entry_options = EntryOptions(
+        valid_tags=frozenset(tags), ignore_keys=options.ignore_keys, library=options.library
+    )
     functions: list[NativeFunction] = []
     kernels: dict[DispatchKey, dict[OperatorName, BackendMetadata]] = {}
     errors: list[Diagnostic] = []

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from opgen.cached import cached, fast_init
 from opgen.diagnostics import Location, SpecError
 from opgen.spec.keys import DeviceCheckType, SchemaKind, UfuncKey, Variant, ViewSchemaKind
+from opgen.spec.library import NO_EXTENSIONS, OperatorExtensions
 from opgen.spec.precompute import Precompute, UfuncInnerLoop
 from opgen.spec.schema import FunctionSchema, OperatorName
 
@@ -55,6 +56,8 @@ class NativeFunction:
     field_locations: Mapping[object, Location] = field(default_factory=dict, repr=False)
     # Characters before the schema in the `func:` value: `ns::`, if written.
     namespace_prefix: int = 0
+    # Python kernels, fake kernel and docstring (library specs only).
+    extensions: OperatorExtensions = NO_EXTENSIONS
 
     def location_of(self, key: str) -> Location:
         """Where `key` was written; else the operator's name in `func:`."""

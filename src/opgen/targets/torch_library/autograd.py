@@ -1,0 +1,285 @@
+"""Autograd kernels from gradient formulas, in C++ (compiled libraries) or Python.
+
+C++: each operator with formulas gets a `torch::autograd::Function`. Its
+forward runs the operator below autograd and saves what the formulas use
+(tensors with `save_for_backward`, other values in `saved_data`); its backward
+binds the names the formulas see (inputs, `grad`, `grads`, the outputs,
+`grad_input_mask`) and evaluates each formula only for inputs that need a
+gradient. An input that needs a gradient and has no formula is an error at
+backward time, as in PyTorch. The kernel registered for `Autograd` calls the
+Function. Formulas are compiled with `using namespace at;` and see the
+library's C++ API (`ns::op`) and kernel declarations.
+
+Python (libraries without C++): the same, as `setup_context` and `backward`
+functions for `torch.library.register_autograd`; formulas see `torch` too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from opgen.api import dispatcher as dispatcher_api
+from opgen.api.signatures import FunctionSignatures
+from opgen.spec.arguments import Argument
+from opgen.spec.derivatives import Derivative, Formula, output_names, uses
+from opgen.spec.native import NativeFunction
+
+
+@dataclass(frozen=True)
+class AutogradKernel:
+    code: str  # the Function and the kernel that applies it
+    registration: str  # its `m.impl(...)` line
+
+
+def function_name(f: NativeFunction) -> str:
+    """`RmsNormFunction` for `rms_norm`, `ScaleTensorFunction` for `scale.Tensor`."""
+    words = f"{f.func.name.name}_{f.func.name.overload_name}".split("_")
+    return "".join(w[:1].upper() + w[1:] for w in words if w) + "Function"
+
+
+def _used(d: Derivative, name: str) -> bool:
+    return any(uses(formula.text, name) for formula in d.formulas)
+
+
+def _is_tensor(a: Argument) -> bool:
+    return str(a.type) in ("Tensor", "Tensor?")
+
+
+def cpp_kernel(d: Derivative) -> AutogradKernel:
+    f = d.function
+    sigs = FunctionSignatures(f)
+    dispatcher = sigs.dispatcher
+    cls = function_name(f)
+    multi = len(f.func.returns) > 1
+    forward_returns = "torch::autograd::variable_list" if multi else "at::Tensor"
+    params = dispatcher.defined_parameters
+    names = ", ".join(b.name for b in dispatcher.arguments())
+    code = (
+        f"struct {cls} : public torch::autograd::Function<{cls}> {{\n"
+        f"  static {forward_returns} forward(torch::autograd::AutogradContext* ctx, {params}) {{\n"
+        + _indent(_forward_body(d, dispatcher.type(), names), 4)
+        + "  }\n\n"
+        "  static torch::autograd::variable_list backward(\n"
+        "      torch::autograd::AutogradContext* ctx, torch::autograd::variable_list grads) {\n"
+        + _indent(_backward_body(d), 4)
+        + "  }\n"
+        "};\n\n"
+        f"{dispatcher.defn(name=_kernel_name(f))} {{\n" + _indent(_apply(f, cls, names), 2) + "}\n"
+    )
+    return AutogradKernel(code, f'm.impl("{f.func.name}", TORCH_FN({_kernel_name(f)}));')
+
+
+def _kernel_name(f: NativeFunction) -> str:
+    name = f.func.name
+    return f"autograd_{name.name}" + (f"_{name.overload_name}" if name.overload_name else "")
+
+
+def _apply(f: NativeFunction, cls: str, names: str) -> str:
+    if len(f.func.returns) == 1:
+        return f"return {cls}::apply({names});\n"
+    outputs = ", ".join(f"outputs[{i}]" for i in range(len(f.func.returns)))
+    return f"auto outputs = {cls}::apply({names});\nreturn std::make_tuple({outputs});\n"
+
+
+def _saved_tensors(d: Derivative) -> list[tuple[str, str]]:
+    """(name in backward, expression in forward) of each tensor the formulas use."""
+    f = d.function
+    saved = [
+        (a.name, a.name if str(a.type) == "Tensor" else f"{a.name}.value_or(at::Tensor())")
+        for a in f.func.arguments.flat_all
+        if _is_tensor(a) and _used(d, a.name)
+    ]
+    multi = len(f.func.returns) > 1
+    for i, name in enumerate(_output_aliases(f)):
+        if any(_used(d, alias) for alias in name):
+            saved.append((name[0], f"std::get<{i}>(result)" if multi else "result"))
+    return saved
+
+
+def _output_aliases(f: NativeFunction) -> list[tuple[str, ...]]:
+    """Each output's names in formulas: `result`/`resultN`, and its schema name if any."""
+    return [
+        (default, *((r.name,) if r.name else ()))
+        for default, r in zip(output_names(f), f.func.returns, strict=True)
+    ]
+
+
+def _forward_body(d: Derivative, function_type: str, names: str) -> str:
+    f = d.function
+    name = f.func.name
+    lines = [
+        "at::AutoDispatchBelowADInplaceOrView guard;",
+        "static auto op = c10::Dispatcher::singleton()",
+        f'    .findSchemaOrThrow("{f.namespace}::{name.name}", "{name.overload_name}")',
+        f"    .typed<{function_type}>();",
+        f"auto result = op.call({names});",
+    ]
+    saved = _saved_tensors(d)
+    if saved:
+        lines.append(f"ctx->save_for_backward({{{', '.join(e for _, e in saved)}}});")
+    for a in f.func.arguments.flat_all:
+        if str(a.type) == "Tensor?":  # its edge exists only if the tensor does
+            defined = f"{a.name}.has_value() && {a.name}->defined()"
+            lines.append(f'ctx->saved_data["{a.name}.defined"] = ({defined});')
+        elif not _is_tensor(a) and _used(d, a.name):
+            lines.append(f'ctx->saved_data["{a.name}"] = {a.name};')
+    multi = len(f.func.returns) > 1
+    outputs = [f"std::get<{i}>(result)" if multi else "result" for i in range(len(f.func.returns))]
+    fixed = [o for o, diff in zip(outputs, d.output_differentiability, strict=True) if not diff]
+    if fixed:
+        lines.append(f"ctx->mark_non_differentiable({{{', '.join(fixed)}}});")
+    lines.append(f"return {{{', '.join(outputs)}}};" if multi else "return result;")
+    return "\n".join(lines) + "\n"
+
+
+def _backward_body(d: Derivative) -> str:
+    f = d.function
+    style = FunctionSignatures(f).style
+    lines: list[str] = []
+    saved = _saved_tensors(d)
+    if saved:
+        lines.append("auto saved = ctx->get_saved_variables();")
+    by_name = {a.name: a for a in f.func.arguments.flat_all}
+    for i, (name, _) in enumerate(saved):
+        a = by_name.get(name)
+        if a is not None and str(a.type) == "Tensor?":
+            lines.append(
+                f"std::optional<at::Tensor> {name} = saved[{i}].defined() ? "
+                f"std::optional<at::Tensor>(saved[{i}]) : std::nullopt;"
+            )
+        else:
+            lines.append(f"at::Tensor {name} = saved[{i}];")
+            aliases = next((al for al in _output_aliases(f) if al[0] == name), ())
+            lines.extend(f"const at::Tensor& {alias} = {name};" for alias in aliases[1:])
+    for a in f.func.arguments.flat_all:
+        if not _is_tensor(a) and _used(d, a.name):
+            ctype = dispatcher_api.argument_type(a, style=style, owning=True).remove_const_ref()
+            owning = ctype.cpp_type()
+            lines.append(f'auto {a.name} = ctx->saved_data["{a.name}"].to<{owning}>();')
+    if _used(d, "grad"):
+        lines.append("const at::Tensor& grad = grads[0];")
+    lines.append("size_t edge = 0;")
+    arguments = list(f.func.arguments.flat_all)
+    for a in arguments:
+        if str(a.type) == "Tensor":
+            lines.append(f"const bool needs_{a.name} = ctx->needs_input_grad(edge++);")
+        elif str(a.type) == "Tensor?":
+            lines.append(
+                f'const bool needs_{a.name} = ctx->saved_data["{a.name}.defined"].toBool() '
+                "&& ctx->needs_input_grad(edge++);"
+            )
+    lines.append(f"torch::autograd::variable_list grad_inputs({len(arguments)});")
+    position = {a.name: i for i, a in enumerate(arguments)}
+    for formula in d.formulas:
+        lines.extend(_evaluate(formula, position))
+    for a in arguments:
+        if _is_tensor(a) and d.formula_of(a.name) is None:
+            lines.append(
+                f'TORCH_CHECK(!needs_{a.name}, "{f.namespace}::{f.func.name}: the derivative '
+                f"for '{a.name}' is not implemented\");"
+            )
+    lines.append("return grad_inputs;")
+    return "\n".join(lines) + "\n"
+
+
+def _evaluate(formula: Formula, position: dict[str, int]) -> list[str]:
+    inputs = formula.inputs
+    if len(inputs) == 1:
+        (name,) = inputs
+        return [f"if (needs_{name}) {{", f"  grad_inputs[{position[name]}] = {formula.text};", "}"]
+    needs = " || ".join(f"needs_{n}" for n in inputs)
+    mask = ", ".join(f"needs_{n}" for n in inputs)
+    lines = [
+        f"if ({needs}) {{",
+        f"  const std::array<bool, {len(inputs)}> grad_input_mask = {{{mask}}};",
+        f"  auto grad_result = {formula.text};",
+    ]
+    for i, name in enumerate(inputs):
+        lines.append(
+            f"  if (needs_{name}) grad_inputs[{position[name]}] = std::get<{i}>(grad_result);"
+        )
+    lines.append("}")
+    return lines
+
+
+def _indent(text: str, spaces: int) -> str:
+    pad = " " * spaces
+    return "".join(pad + line if line.strip() else line for line in text.splitlines(True))
+
+
+# -- Python ------------------------------------------------------------------
+
+
+def python_autograd(d: Derivative) -> str:
+    """`setup_context` and `backward` for `torch.library.register_autograd`, and the call."""
+    f = d.function
+    arguments = list(f.func.arguments.flat_all)
+    tensors = [a.name for a in arguments if _is_tensor(a) and _used(d, a.name)]
+    aliases = _output_aliases(f)
+    outputs = [al for al in aliases if any(_used(d, n) for n in al)]
+    others = [a.name for a in arguments if not _is_tensor(a) and _used(d, a.name)]
+    suffix = _python_suffix(f)
+    multi = len(f.func.returns) > 1
+    setup = [f"def _setup_context_{suffix}(ctx, inputs, output):"]
+    setup.append(f"    {_unpacked([a.name for a in arguments])} = inputs")
+    saved = tensors + [f"output[{aliases.index(al)}]" if multi else "output" for al in outputs]
+    if saved:
+        setup.append(f"    ctx.save_for_backward({', '.join(saved)})")
+    setup.extend(f"    ctx.{name} = {name}" for name in others)
+    if not saved and not others:
+        setup.append("    pass")
+    backward = [f"def _backward_{suffix}(ctx, *grads):"]
+    names = tensors + [al[0] for al in outputs]
+    if names:
+        backward.append(f"    {_unpacked(names)} = ctx.saved_tensors")
+    for al in outputs:
+        backward.extend(f"    {alias} = {al[0]}" for alias in al[1:])
+    backward.extend(f"    {name} = ctx.{name}" for name in others)
+    if _used(d, "grad"):
+        backward.append("    grad = grads[0]")
+    position = {a.name: i for i, a in enumerate(arguments)}
+    backward.append(f"    grad_inputs = [None] * {len(arguments)}")
+    for formula in d.formulas:
+        backward.extend(_python_evaluate(formula, position))
+    for a in arguments:
+        if _is_tensor(a) and d.formula_of(a.name) is None:
+            backward.append(
+                f"    if ctx.needs_input_grad[{position[a.name]}]:\n"
+                f'        raise NotImplementedError("{f.namespace}::{f.func.name}: the '
+                f"derivative for '{a.name}' is not implemented\")"
+            )
+    backward.append("    return tuple(grad_inputs)")
+    register = (
+        f'torch.library.register_autograd("{f.namespace}::{f.func.name}", _backward_{suffix}, '
+        f"setup_context=_setup_context_{suffix}, lib=_lib)"
+    )
+    return "\n".join(setup) + "\n\n\n" + "\n".join(backward) + "\n\n\n" + register + "\n"
+
+
+def _unpacked(names: list[str]) -> str:
+    """The target of unpacking a sequence into `names`: `a, b`, or `a,` for one."""
+    return ", ".join(names) + ("," if len(names) == 1 else "")
+
+
+def _python_suffix(f: NativeFunction) -> str:
+    name = f.func.name
+    return f"{name.name}_{name.overload_name}" if name.overload_name else str(name.name)
+
+
+def _python_evaluate(formula: Formula, position: dict[str, int]) -> list[str]:
+    inputs = formula.inputs
+    needs = [f"ctx.needs_input_grad[{position[n]}]" for n in inputs]
+    if len(inputs) == 1:
+        return [
+            f"    if {needs[0]}:",
+            f"        grad_inputs[{position[inputs[0]]}] = {formula.text}",
+        ]
+    lines = [
+        f"    grad_input_mask = ({', '.join(needs)})",
+        "    if any(grad_input_mask):",
+        f"        grad_result = {formula.text}",
+    ]
+    for i, name in enumerate(inputs):
+        lines.append(f"        if grad_input_mask[{i}]:")
+        lines.append(f"            grad_inputs[{position[name]}] = grad_result[{i}]")
+    return lines
