@@ -16,8 +16,11 @@ def softclip_fake(x: Tensor, limit: float = 1.0) -> Tensor:
 
 def rms_norm_backward_fake(
     grad: Tensor, x: Tensor, weight: Tensor, eps: float, output_mask: list[bool]
-) -> tuple[Tensor, Tensor]:
-    return torch.empty_like(x), torch.empty_like(weight)
+) -> tuple[Tensor | None, Tensor | None]:
+    # Like the C++ kernel, an output that is not asked for is undefined (None).
+    grad_x = torch.empty_like(x) if output_mask[0] else None
+    grad_weight = torch.empty_like(weight) if output_mask[1] else None
+    return grad_x, grad_weight
 
 
 def fused_mul_add_fake(

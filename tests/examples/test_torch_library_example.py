@@ -12,7 +12,6 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-
 from tests.examples.conftest import EXAMPLE, BuiltExample
 
 torch = pytest.importorskip("torch")
@@ -35,10 +34,16 @@ def _samples() -> dict[str, list[tuple[tuple[Any, ...], dict[str, Any]]]]:
         ],
         "scale.default": [((_randn(3, 4, grad=True), 2.5), {}), ((_randn(6), -1), {})],
         "scale_.default": [((_randn(3, 4), 2.5), {}), ((_randn(6), 3), {})],
-        "scale.out": [((_randn(3, 4), 0.5), {"out": _randn(3, 4)}), ((_randn(2), 2), {"out": _randn(0)})],
+        "scale.out": [
+            ((_randn(3, 4), 0.5), {"out": _randn(3, 4)}),
+            ((_randn(2), 2), {"out": _randn(0)}),
+        ],
         "fused_mul_add.default": [
             ((_randn(3, 4, grad=True), _randn(3, 4, grad=True)), {}),
-            ((_randn(3, 4, grad=True), _randn(4, grad=True), _randn(3, 1, grad=True)), {"alpha": 0.5}),
+            (
+                (_randn(3, 4, grad=True), _randn(4, grad=True), _randn(3, 1, grad=True)),
+                {"alpha": 0.5},
+            ),
         ],
         "weighted_sum.default": [
             (([_randn(3, grad=True), _randn(3, grad=True)],), {}),
@@ -82,7 +87,10 @@ def test_every_operator_has_samples() -> None:
 )
 def test_gradcheck(mylib: Any, name: str) -> None:
     cases: dict[str, tuple[Callable[..., Any], tuple[Any, ...]]] = {
-        "rms_norm": (lambda x, w: mylib.rms_norm(x, w), (_randn(3, 4, grad=True), _randn(4, grad=True))),
+        "rms_norm": (
+            lambda x, w: mylib.rms_norm(x, w),
+            (_randn(3, 4, grad=True), _randn(4, grad=True)),
+        ),
         "scale": (lambda x: mylib.scale(x, 1.5), (_randn(2, 3, grad=True),)),
         "fused_mul_add": (
             lambda x, y: mylib.fused_mul_add(x, y, alpha=2.0),
@@ -114,12 +122,17 @@ def test_wrappers_match_the_operators(mylib: Any) -> None:
     assert values.tolist() == [3.0, 2.0, 1.0] and indices.tolist() == [1, 2, 0]
     assert mylib.grid(2, 3).tolist() == [[0.0, 1.0, 2.0], [3.0, 4.0, 5.0]]
     out = torch.empty(0, dtype=torch.float64)
-    assert mylib.scale_out(torch.ones(2, dtype=torch.float64), 3, out=out) is out
+    assert mylib.scale_out(torch.ones(2, dtype=torch.float64), 3, out=out) is None
     assert out.tolist() == [3.0, 3.0]
+    x = torch.ones(2)
+    mylib.scale_(x, 4)
+    assert x.tolist() == [4.0, 4.0]
     assert mylib.weighted_sum([torch.ones(2), torch.ones(2)], [1.0, 2.0]).tolist() == [3.0, 3.0]
 
 
-def test_importing_the_package_loads_the_library(built_example: BuiltExample, tmp_path: Any) -> None:
+def test_importing_the_package_loads_the_library(
+    built_example: BuiltExample, tmp_path: Any
+) -> None:
     """With `_C` beside the package (as a build puts it), `import mylib` is all it takes."""
     package = tmp_path / "mylib"
     shutil.copytree(built_example.generated / "mylib", package)

@@ -42,13 +42,12 @@ at::Tensor scale(const at::Tensor& self, const at::Scalar& factor) {
   return self * factor;
 }
 
-at::Tensor& scale_(at::Tensor& self, const at::Scalar& factor) {
-  return self.mul_(factor);
+void scale_(at::Tensor& self, const at::Scalar& factor) {
+  self.mul_(factor);
 }
 
-at::Tensor& scale_out(const at::Tensor& self, const at::Scalar& factor, at::Tensor& out) {
+void scale_out(const at::Tensor& self, const at::Scalar& factor, at::Tensor& out) {
   at::mul_out(out, self, at::scalar_tensor(factor, self.options()));
-  return out;
 }
 
 at::Tensor fused_mul_add_cpu(

@@ -130,7 +130,7 @@ def read_entry(entry: YamlMap, options: EntryOptions) -> tuple[NativeFunction, D
         _unknown_key(entry, known, options.library)
     if "func" not in entry:
         raise SpecError("operator entry has no 'func' key", entry.location)
-    namespace, func = _read_func(e)
+    namespace, func = _read_func(e, options.library)
     if options.library and len(str(entry["func"])) == len(func.text):
         raise SpecError(
             f"a library operator needs its namespace, as in 'mylib::{func.name}'", e.at("func")
@@ -201,7 +201,7 @@ def _unknown_key(entry: YamlMap, known: Set[object], library: bool) -> None:
         raise SpecError(f"unknown key '{key}' in operator entry", at)
 
 
-def _read_func(e: _Entry) -> tuple[str, FunctionSchema]:
+def _read_func(e: _Entry, library: bool) -> tuple[str, FunctionSchema]:
     text = e.get("func", str, "", "a schema string")
     head = text.partition("(")[0]
     namespace, sep, _ = head.rpartition("::")
@@ -214,7 +214,7 @@ def _read_func(e: _Entry) -> tuple[str, FunctionSchema]:
         raise SpecError("empty operator namespace before '::'", e.at("func").shifted(0, 2))
     skip = len(namespace) + len(sep)
     try:
-        return namespace or "aten", FunctionSchema.parse(text[skip:])
+        return namespace or "aten", FunctionSchema.parse(text[skip:], library=library)
     except SchemaError as error:
         raise error.at(e.at("func").shifted(skip)) from None
 

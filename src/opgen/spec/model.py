@@ -127,6 +127,16 @@ def _build(
     if errors:
         raise SpecError.of(_limited(errors))
     _check_across_entries(functions)
+    if options.library:  # no derived operators, and groups are ATen's business
+        return Spec(
+            functions=tuple(functions),
+            backend_indices={k: BackendIndex.in_tree(k, v) for k, v in kernels.items()},
+            grouped=tuple(functions),
+            view_grouped=tuple(functions),
+            tags=tags,
+            entry_count=len(entries),
+            sources=sources,
+        )
     pre_groups = list(pre_group(functions).values())
     for group, f, metadata in derive_functions(pre_groups):
         group[f.func.kind] = f

@@ -177,7 +177,9 @@ class FunctionSchema:
     returns: tuple[Return, ...]
 
     @staticmethod
-    def parse(text: str) -> FunctionSchema:
+    def parse(text: str, *, library: bool = False) -> FunctionSchema:
+        """Parse and validate `text`; `library` applies PyTorch's rules for custom operators
+        (mutated arguments are never returned) instead of ATen's."""
         open_paren = text.find("(")
         arrow = text.rfind(") -> ")
         if open_paren <= 0 or arrow < open_paren:
@@ -200,7 +202,7 @@ class FunctionSchema:
             _check_canonical(schema._render(), text, 0, "schema")
         values = schema.__dict__
         values["text"] = text  # prime the cached properties
-        values["kind"] = schema._validate()
+        values["kind"] = schema._validate(library)
         return schema
 
     def validate(self) -> None:
@@ -210,11 +212,20 @@ class FunctionSchema:
         """
         self._validate()
 
-    def _validate(self) -> SchemaKind:
+    def _validate(self, library: bool = False) -> SchemaKind:
         """`validate()`, returning the schema's kind, which it needs anyway."""
         args = self.arguments
         returns = self.returns
-        if args.out:
+        if library:
+            for r in returns:
+                if r.annotation is not None:
+                    raise SchemaError(
+                        f"a custom operator cannot return an alias of an input ('{r}'): "
+                        "torch.compile cannot functionalize it; an operator that mutates "
+                        "its arguments returns nothing ('-> ()')",
+                        *self.span(r),
+                    )
+        if args.out and not library:
             for arg, ret in zip(args.out, returns, strict=False):
                 if arg.annotation != ret.annotation:
                     raise SchemaError(
@@ -245,7 +256,7 @@ class FunctionSchema:
                         "did you forget to mark an out argument as keyword-only?",
                         *self.span(r),
                     )
-        if args.out:
+        if args.out and not library:
             if any(a.type != TENSOR for a in args.out):
                 if self.returns:
                     raise SchemaError(
@@ -263,7 +274,7 @@ class FunctionSchema:
                         *self.span(self.returns),
                     )
         if self.name.name.inplace:
-            self._validate_inplace()
+            self._validate_inplace(library)
         kind = self._compute_kind()
         options = args.tensor_options
         if options is not None and kind is not SchemaKind.functional:
@@ -284,7 +295,7 @@ class FunctionSchema:
             )
         return kind
 
-    def _validate_inplace(self) -> None:
+    def _validate_inplace(self, library: bool) -> None:
         args = self.arguments
         self_arg = args.self_arg.argument if args.self_arg is not None else None
         if self_arg is None or not self_arg.is_write:
@@ -293,7 +304,9 @@ class FunctionSchema:
                 "e.g. 'Tensor(a!) self'",
                 *(self.span(self_arg) if self_arg is not None else (0, len(str(self.name)))),
             )
-        if self_arg.type == TENSOR:
+        if library:
+            pass  # returns nothing, checked by `_validate`
+        elif self_arg.type == TENSOR:
             if len(self.returns) != 1 or self.returns[0].annotation != self_arg.annotation:
                 raise SchemaError(
                     f"inplace operator '{self.name}' with a Tensor 'self' must return self, "
