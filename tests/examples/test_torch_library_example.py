@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from tests.examples.conftest import EXAMPLE, BuiltExample
+from tests.examples.example_build import EXAMPLE, BuiltExample
 
 torch = pytest.importorskip("torch")
 

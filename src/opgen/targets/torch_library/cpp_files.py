@@ -26,7 +26,7 @@ from opgen.targets.torch_library.library import Library, qualified_name
 K = DispatchKey
 
 
-def kernel_declarations(library: Library) -> list[str]:
+def kernel_declarations(library: Library) -> str:
     """`namespace ns { decl; ... }` blocks, one per kernel namespace, sorted; each kernel once."""
     by_namespace: dict[str, dict[str, None]] = {}
     for f in library.operators:
@@ -34,10 +34,10 @@ def kernel_declarations(library: Library) -> list[str]:
         for metadata in library.kernels(f).values():
             decl = sigs.native(metadata).decl(name=metadata.kernel)
             by_namespace.setdefault(metadata.cpp_namespace, {})[f"{decl};"] = None
-    return [
+    return "\n".join(
         f"namespace {namespace} {{\n" + "\n".join(decls) + f"\n}} // namespace {namespace}\n"
         for namespace, decls in sorted(by_namespace.items())
-    ]
+    )
 
 
 def api_functions(library: Library) -> list[str]:
