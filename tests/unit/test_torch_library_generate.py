@@ -87,7 +87,8 @@ def test_registrations(tmp_path: Path) -> None:
         "}\n"
     ) in text
     assert (
-        "void wrapper_CompositeExplicitAutograd_fill_(at::Tensor & self, c10::SymIntArrayRef size) {\n"
+        "void wrapper_CompositeExplicitAutograd_fill_("
+        "at::Tensor & self, c10::SymIntArrayRef size) {\n"
         "  return lib::native::fill_(self, C10_AS_INTARRAYREF_SLOW(size));\n"
         "}\n"
     ) in text
