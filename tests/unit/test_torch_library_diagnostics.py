@@ -228,3 +228,16 @@ def test_missing_fake_kernel_is_a_warning(tmp_path: Path) -> None:
         "native_functions.yaml:1:9: warning: 'lib::relu' has no fake kernel (a Meta kernel or "
         "'fake:'), so torch.compile and opcheck cannot trace it\n"
     )
+
+
+def test_formulas_need_tensor_outputs(tmp_path: Path) -> None:
+    status, _, err = check(
+        tmp_path,
+        "- func: lib::norms(Tensor x) -> Tensor[]\n  dispatch:\n    CPU: norms\n    Meta: norms\n",
+        "- name: lib::norms(Tensor x) -> Tensor[]\n  x: grads[0]\n",
+    )
+    assert status == 1
+    assert err.startswith(
+        "derivatives.yaml:1:9: error: gradient formulas are supported on operators that return "
+        "tensors only, and 'lib::norms' returns 'Tensor[]'\n"
+    )

@@ -21,7 +21,7 @@ from opgen.spec.backend import BackendMetadata
 from opgen.spec.keys import DispatchKey
 from opgen.spec.native import NativeFunction
 from opgen.targets.torch_library.autograd import AutogradKernel
-from opgen.targets.torch_library.library import Library, qualified_name
+from opgen.targets.torch_library.library import Library
 
 K = DispatchKey
 
@@ -126,7 +126,3 @@ def wrappers(library: Library) -> list[str]:
     return [
         kernel_wrapper(library, key, f) for f in library.operators for key in library.kernels(f)
     ]
-
-
-def operator_names(library: Library) -> list[str]:
-    return [qualified_name(f) for f in library.operators]

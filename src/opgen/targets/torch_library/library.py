@@ -215,12 +215,22 @@ def _check_derivatives(
                 f"'{name}' mutates or aliases its inputs",
                 d.location,
             )
+        elif any(str(r.type) != "Tensor" for r in f.func.returns):
+            yield _error(
+                f"gradient formulas are supported on operators that return tensors only, and "
+                f"'{name}' returns '{_returns_text(f)}'",
+                d.location,
+            )
         elif compiled and any(str(a.type) == "Tensor[]" for a in f.func.arguments.flat_all):
             yield _error(
                 f"gradient formulas for operators with Tensor[] arguments ('{name}') are not "
                 "supported in C++",
                 d.location,
             )
+
+
+def _returns_text(f: NativeFunction) -> str:
+    return str(f.func).rpartition(") -> ")[2]
 
 
 def _fake_warnings(spec: Spec, derivatives: Mapping[str, Derivative]) -> Iterator[Diagnostic]:
