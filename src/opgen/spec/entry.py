@@ -31,10 +31,9 @@ from opgen.spec.library import (
     LIBRARY_KEYS,
     NO_EXTENSIONS,
     described_keys,
-    extension_key_error,
     kernel_namespace,
-    library_key_error,
     read_extensions,
+    reject_unknown_keys,
 )
 from opgen.spec.load import YamlList, YamlMap
 from opgen.spec.native import NativeFunction
@@ -127,7 +126,7 @@ def read_entry(entry: YamlMap, options: EntryOptions) -> tuple[NativeFunction, D
     e = _Entry(entry)
     known = LIBRARY_KEYS | EXTENSION_KEYS if options.library else KNOWN_KEYS
     if not known.issuperset(entry):
-        _unknown_key(entry, known, options.library)
+        reject_unknown_keys(entry, KNOWN_KEYS, options.library)
     if "func" not in entry:
         raise SpecError("operator entry has no 'func' key", entry.location)
     namespace, func = _read_func(e, options.library)
@@ -187,18 +186,6 @@ def read_entry(entry: YamlMap, options: EntryOptions) -> tuple[NativeFunction, D
             f.location_of("tags") if "tags" in entry else e.at("func"),
         )
     return f, dispatch
-
-
-def _unknown_key(entry: YamlMap, known: Set[object], library: bool) -> None:
-    for key in entry:
-        if key in known:
-            continue
-        at = entry.key_location(key)
-        if library and key in KNOWN_KEYS:
-            raise library_key_error(str(key), at)
-        if not library and key in EXTENSION_KEYS:
-            raise extension_key_error(str(key), at)
-        raise SpecError(f"unknown key '{key}' in operator entry", at)
 
 
 def _read_func(e: _Entry, library: bool) -> tuple[str, FunctionSchema]:
@@ -419,7 +406,7 @@ def _read_dispatch(
                 f"a kernel must be a name, not {_describe(kernel)}", raw.value_location(keys)
             )
         try:
-            metadata = _kernel(kernel, structured, func_namespace(e) if options.library else None)
+            metadata = _kernel(kernel, structured, _func_namespace(e) if options.library else None)
             for key in _read_dispatch_keys(keys, dispatch, options.library):
                 listed += 1
                 if key in options.ignore_keys:
@@ -509,7 +496,7 @@ def _kernel(text: str, structured: bool, library_namespace: str | None) -> Backe
     return BackendMetadata(name, structured, f"{namespace or 'at'}::native")
 
 
-def func_namespace(e: _Entry) -> str:
+def _func_namespace(e: _Entry) -> str:
     """The operator namespace written in `func:` (already checked by `_read_func`)."""
     return str(e.entry["func"]).partition("(")[0].rpartition("::")[0]
 

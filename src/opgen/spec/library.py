@@ -26,7 +26,7 @@ author's Python code lives.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Set
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -147,16 +147,22 @@ def described_keys(keys: tuple[DispatchKey, ...]) -> str:
     return ", ".join(str(k) for k in keys)
 
 
-def library_key_error(key: str, location: Location) -> SpecError:
-    return SpecError(
-        f"'{key}' is not allowed in a library spec: it drives ATen's own code generation",
-        location,
-    )
-
-
-def extension_key_error(key: str, location: Location) -> SpecError:
-    return SpecError(
-        f"unknown key '{key}' in operator entry ('{key}' belongs to library specs: "
-        "read them with `opgen torch-library` or `opgen check --library`)",
-        location,
-    )
+def reject_unknown_keys(entry: YamlMap, native_keys: Set[object], library: bool) -> None:
+    """Raise for the first key of `entry` that is not in its dialect."""
+    known = LIBRARY_KEYS | EXTENSION_KEYS if library else native_keys
+    for key in entry:
+        if key in known:
+            continue
+        at = entry.key_location(key)
+        if library and key in native_keys:
+            raise SpecError(
+                f"'{key}' is not allowed in a library spec: it drives ATen's own code generation",
+                at,
+            )
+        if not library and key in EXTENSION_KEYS:
+            raise SpecError(
+                f"unknown key '{key}' in operator entry ('{key}' belongs to library specs: "
+                "read them with `opgen torch-library` or `opgen check --library`)",
+                at,
+            )
+        raise SpecError(f"unknown key '{key}' in operator entry", at)

@@ -172,14 +172,20 @@ def _backward_body(d: Derivative) -> str:
     position = {a.name: i for i, a in enumerate(arguments)}
     for formula in d.formulas:
         lines.extend(_evaluate(formula, position))
-    for a in arguments:
-        if _is_tensor(a) and d.formula_of(a.name) is None:
-            lines.append(
-                f'TORCH_CHECK(!needs_{a.name}, "{f.namespace}::{f.func.name}: the derivative '
-                f"for '{a.name}' is not implemented\");"
-            )
+    for name, message in _not_implemented(d):
+        lines.append(f'TORCH_CHECK(!needs_{name}, "{message}");')
     lines.append("return grad_inputs;")
     return "\n".join(lines) + "\n"
+
+
+def _not_implemented(d: Derivative) -> list[tuple[str, str]]:
+    """The tensor inputs without a formula, each with the error for needing its gradient."""
+    f = d.function
+    return [
+        (a.name, f"{f.namespace}::{f.func.name}: the derivative for '{a.name}' is not implemented")
+        for a in f.func.arguments.flat_all
+        if _is_tensor(a) and d.formula_of(a.name) is None
+    ]
 
 
 def _evaluate(formula: Formula, position: dict[str, int]) -> list[str]:
@@ -241,13 +247,9 @@ def python_autograd(d: Derivative) -> str:
     backward.append(f"    grad_inputs = [None] * {len(arguments)}")
     for formula in d.formulas:
         backward.extend(_python_evaluate(formula, position))
-    for a in arguments:
-        if _is_tensor(a) and d.formula_of(a.name) is None:
-            backward.append(
-                f"    if ctx.needs_input_grad[{position[a.name]}]:\n"
-                f'        raise NotImplementedError("{f.namespace}::{f.func.name}: the '
-                f"derivative for '{a.name}' is not implemented\")"
-            )
+    for name, message in _not_implemented(d):
+        backward.append(f"    if ctx.needs_input_grad[{position[name]}]:")
+        backward.append(f'        raise NotImplementedError("{message}")')
     backward.append("    return tuple(grad_inputs)")
     register = (
         f'torch.library.register_autograd("{f.namespace}::{f.func.name}", _backward_{suffix}, '
