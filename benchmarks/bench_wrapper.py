@@ -3,7 +3,8 @@
 Builds the example library (examples/torch_library), then times, on a one-element
 tensor, each wrapper against the same call written as `torch.ops.mylib.<op>.<overload>(...)`
 and against a call through an overload object bound beforehand (the cheapest way to
-call an operator from Python). Reports the median of repeated timings of each.
+call an operator from Python). The three alternate within each round; the report gives
+the median time per call and the median of the per-round ratios.
 
     python benchmarks/bench_wrapper.py [--runs 15] [--number 20000]
 """
@@ -37,11 +38,15 @@ CASES = {
 }
 
 
-def median_us(statement: str, setup: str, runs: int, number: int) -> float:
-    env = {"__name__": "__bench__"}
+def timings(statements: list[str], setup: str, runs: int, number: int) -> list[list[float]]:
+    """Seconds per call of each statement, in `runs` rounds that alternate the statements,
+    so that a slow moment of the machine hits all of them alike."""
+    env: dict[str, object] = {"__name__": "__bench__"}
     exec(f"import torch, mylib\nx = torch.ones(1)\n{setup}", env)
-    times = timeit.repeat(statement, globals=env, repeat=runs, number=number)
-    return statistics.median(times) / number * 1e6
+    rounds = []
+    for _ in range(runs):
+        rounds.append([timeit.timeit(s, globals=env, number=number) / number for s in statements])
+    return rounds
 
 
 def main() -> int:
@@ -54,13 +59,16 @@ def main() -> int:
         build_example(Path(tmp) / "generated", Path(args.build_dir or Path(tmp) / "build"))
         print(f"median per call, {args.runs} x {args.number} calls, one-element tensor")
         for name, (wrapper, raw, bound, setup) in CASES.items():
-            ours = median_us(wrapper, "", args.runs, args.number)
-            direct = median_us(raw, "", args.runs, args.number)
-            prebound = median_us(bound, setup, args.runs, args.number)
+            rounds = timings([wrapper, raw, bound], setup, args.runs, args.number)
+            ours, direct, prebound = (
+                statistics.median(r[i] for r in rounds) * 1e6 for i in range(3)
+            )
+            vs_direct = statistics.median(r[0] / r[1] for r in rounds)
+            vs_bound = statistics.median(r[0] / r[2] for r in rounds)
             print(
                 f"{name}: wrapper {ours:.2f} us, torch.ops.mylib... {direct:.2f} us "
-                f"(ratio {ours / direct:.3f}), bound overload {prebound:.2f} us "
-                f"(ratio {ours / prebound:.3f})"
+                f"(median ratio {vs_direct:.3f}), bound overload {prebound:.2f} us "
+                f"(median ratio {vs_bound:.3f})"
             )
     return 0
 
