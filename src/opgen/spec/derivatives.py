@@ -74,12 +74,9 @@ def differentiable_inputs(f: NativeFunction) -> dict[str, str]:
     }
 
 
-def load_derivatives(
-    path: str, functions: Iterable[NativeFunction], sources: dict[str, str]
-) -> tuple[Derivative, ...]:
+def load_derivatives(path: str, functions: Iterable[NativeFunction]) -> tuple[Derivative, ...]:
     """Read `path`; raises SpecError with every diagnostic found."""
     doc = load_yaml(path)
-    sources[path] = doc.text
     by_name = {f"{f.namespace}::{f.func.name}": f for f in functions}
     derivatives: list[Derivative] = []
     errors: list[Diagnostic] = []

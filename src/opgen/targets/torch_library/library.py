@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 import os
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from opgen.diagnostics import Diagnostic, Location, SpecError
@@ -48,7 +48,6 @@ class Library:
     derivatives: Mapping[str, Derivative]  # by qualified operator name
     compiled: bool  # has C++ code: kernels, or gradient formulas in C++
     warnings: tuple[Diagnostic, ...] = ()
-    sources: Mapping[str, str] = field(default_factory=dict, repr=False)
 
     @property
     def operators(self) -> tuple[NativeFunction, ...]:
@@ -74,11 +73,10 @@ def python_name(f: NativeFunction) -> str:
 def load_library(paths: LibraryPaths) -> Library:
     """Read and check a library; raises SpecError with every diagnostic found."""
     spec = load_spec(paths.spec, paths.tags, LoadOptions(library=True))
-    sources = dict(spec.sources)
     namespace = _namespace(spec)
     derivatives: dict[str, Derivative] = {}
     if paths.derivatives is not None:
-        for d in load_derivatives(paths.derivatives, spec.functions, sources):
+        for d in load_derivatives(paths.derivatives, spec.functions):
             derivatives[qualified_name(d.function)] = d
     compiled = any(spec.kernels(f) for f in spec.functions)
     roots = paths.python_path or (os.path.dirname(os.path.abspath(paths.spec)),)
@@ -96,7 +94,6 @@ def load_library(paths: LibraryPaths) -> Library:
         derivatives=derivatives,
         compiled=compiled,
         warnings=(*spec.warnings, *_fake_warnings(spec, derivatives)),
-        sources=sources,
     )
 
 
