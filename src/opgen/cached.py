@@ -50,29 +50,43 @@ C = TypeVar("C", bound=type)
 
 
 def fast_init(cls: C) -> C:
-    """Replace the `__init__` of frozen dataclass `cls` by one that stores into `__dict__`.
+    """Replace the `__init__` of frozen dataclass `cls` by one that sets `__dict__` at once.
 
     The new `__init__` has the same parameters, defaults and default factories,
     sets the fields in the same order and calls `__post_init__` as the generated
-    one does. Apply it above `@dataclass(frozen=True)`; keyword-only fields,
-    `InitVar`s and `__slots__` are not supported.
+    one does, which sets the fields declared `init=False` (they have no default).
+    Apply it above `@dataclass(frozen=True)`; `InitVar`s and `__slots__` are not
+    supported.
+
+    The instance gets a new dict holding its fields, in one `object.__setattr__`
+    call. Storing field by field into `self.__dict__` would be as cheap to build,
+    but that dict shares its keys with the class, and CPython 3.11 then reads
+    every attribute of the instance through the slow generic path.
     """
     assert dataclasses.is_dataclass(cls) and "__slots__" not in cls.__dict__, cls
-    env: dict[str, object] = {"_MISSING": dataclasses.MISSING}
+    env: dict[str, object] = {"_MISSING": dataclasses.MISSING, "_setattr": object.__setattr__}
     params: list[str] = []
-    body = ["values = self.__dict__"]
+    keyword_only: list[str] = []  # after the positional ones, as dataclasses orders them
+    body: list[str] = []
+    values: list[str] = []
     for f in dataclasses.fields(cls):
-        assert f.init and not f.kw_only, f"{cls.__name__}.{f.name}"
+        if not f.init:  # set by __post_init__
+            assert f.default is f.default_factory is dataclasses.MISSING, f.name
+            continue
+        target = keyword_only if f.kw_only else params
         if f.default is not dataclasses.MISSING:
             env[f"_default_{f.name}"] = f.default
-            params.append(f"{f.name}=_default_{f.name}")
+            target.append(f"{f.name}=_default_{f.name}")
         elif f.default_factory is not dataclasses.MISSING:
             env[f"_factory_{f.name}"] = f.default_factory
-            params.append(f"{f.name}=_MISSING")
+            target.append(f"{f.name}=_MISSING")
             body.append(f"if {f.name} is _MISSING: {f.name} = _factory_{f.name}()")
         else:
-            params.append(f.name)
-        body.append(f"values[{f.name!r}] = {f.name}")
+            target.append(f.name)
+        values.append(f"{f.name!r}: {f.name}")
+    if keyword_only:
+        params += ["*", *keyword_only]
+    body.append(f"_setattr(self, '__dict__', {{{', '.join(values)}}})")
     if hasattr(cls, "__post_init__"):
         body.append("self.__post_init__()")
     source = f"def __init__(self, {', '.join(params)}):\n" + "".join(f"    {b}\n" for b in body)

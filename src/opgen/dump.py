@@ -2,104 +2,162 @@
 
 The objects use the field names and values of torchgen's model, so that the
 two can be compared key by key (see tests/conformance).
+
+A dump renders thousands of small records, so `dump_lines` keeps what records
+share for the length of the run (a `_Dump`): the text of each dispatch key,
+each function's signatures (`SignatureSet`) and one JSON encoder.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from opgen.api.cpp import CppSignatureGroup
 from opgen.api.signatures import FunctionSignatures, SignatureSet
+from opgen.spec.backend import BackendMetadata
+from opgen.spec.keys import DispatchKey
 from opgen.spec.model import Spec
 from opgen.spec.native import NativeFunction
 
 
 def function_record(spec: Spec, f: NativeFunction) -> dict[str, Any]:
-    precomputed = None
-    if f.precomputed is not None:
-        precomputed = {
-            "replace": {k: [str(a) for a in v] for k, v in f.precomputed.replace.items()},
-            "add": [str(a) for a in f.precomputed.add],
-        }
-    return {
-        "name": str(f.func.name),
-        "namespace": f.namespace,
-        "schema": str(f.func),
-        "kind": f.func.kind.value,
-        "variants": sorted(v.value for v in f.variants),
-        "tags": sorted(f.tags),
-        "dispatch": {
-            str(key): {
-                "kernel": m.kernel,
-                "structured": m.structured,
-                "cpp_namespace": m.cpp_namespace,
-            }
-            for key, m in spec.kernels(f).items()
-        },
-        "structured": f.structured,
-        "structured_delegate": str(f.structured_delegate) if f.structured_delegate else None,
-        "structured_inherits": f.structured_inherits,
-        "precomputed": precomputed,
-        "autogen": [str(name) for name in f.autogen],
-        "manual_kernel_registration": f.manual_kernel_registration,
-        "manual_cpp_binding": f.manual_cpp_binding,
-        "python_module": f.python_module,
-        "category_override": f.category_override,
-        "device_guard": f.device_guard,
-        "device_check": f.device_check.name,
-        "use_const_ref_for_mutable_tensors": f.use_const_ref_for_mutable_tensors,
-        "cpp_no_default_args": sorted(f.cpp_no_default_args),
-        "is_abstract": f.is_abstract,
-        "has_composite_implicit_autograd_kernel": f.has_composite_implicit_autograd_kernel,
-        "has_composite_implicit_autograd_nested_tensor_kernel": (
-            f.has_composite_implicit_autograd_nested_tensor_kernel
-        ),
-        "has_composite_explicit_autograd_kernel": f.has_composite_explicit_autograd_kernel,
-        "has_composite_explicit_autograd_non_functional_kernel": (
-            f.has_composite_explicit_autograd_non_functional_kernel
-        ),
-        "ufunc_inner_loop": {
-            str(key): {"name": loop.name, "dtypes": [str(d) for d in loop.supported_dtypes]}
-            for key, loop in f.ufunc_inner_loop.items()
-        },
-        "view_schema_kind": f.view_schema_kind.value,
-        "line": f.loc.line,
-    }
+    return _Dump(spec).function_record(f)
 
 
 def signature_record(spec: Spec, sigs: FunctionSignatures) -> dict[str, Any]:
     """The declarations of every calling convention (`opgen dump --signatures`)."""
-    f = sigs.f
-    python_sig = None
-    python_pyi = None
-    try:
-        signature = sigs.python()
-        python_sig = signature.signature_str()
-        python_pyi = signature.signature_str_pyi()
-    except ValueError:  # not expressible in the Python bindings
-        pass
-    return {
-        "cpp": _decls(sigs.cpp),
-        "cpp_method": None if sigs.cpp_method is None else _decls(sigs.cpp_method),
-        "dispatcher": sigs.dispatcher.decl(),
-        "native": {
-            str(key): sigs.native(m).decl(name=m.kernel) for key, m in spec.kernels(f).items()
-        },
-        "python": python_sig,
-        "python_pyi": python_pyi,
-    }
+    return _Dump(spec).signature_record(sigs)
+
+
+def dump_lines(spec: Spec, *, signatures: bool = False) -> Iterator[str]:
+    dump = _Dump(spec)
+    signature_set = SignatureSet()
+    for f in spec.functions:
+        kernels = spec.kernels(f)
+        record = dump.function_record(f, kernels)
+        if signatures:
+            record.update(dump.signature_record(signature_set.of(f), kernels))
+        yield dump.encode(record)
+
+
+class _Dump:
+    """One run's record builder: state shared by its records, owned by the run."""
+
+    def __init__(self, spec: Spec) -> None:
+        self.spec = spec
+        # Dispatch keys are enum members, so their identity keys their text (hashing
+        # an Enum member runs Python code); the members live as long as the process.
+        self._key_names: dict[int, str] = {}
+        # `json.dumps` escapes non-ASCII text, which a spec seldom has: render without
+        # escaping (faster), and again with `json.dumps` a line that is not ASCII.
+        # Records are trees, so there are no cycles to check for.
+        self._encoder = json.JSONEncoder(ensure_ascii=False, check_circular=False)
+
+    def encode(self, record: dict[str, Any]) -> str:
+        """`json.dumps(record)`, byte for byte."""
+        line = self._encoder.encode(record)
+        return line if line.isascii() else json.dumps(record)
+
+    def key_name(self, key: DispatchKey) -> str:
+        """`str(key)`."""
+        name = self._key_names.get(id(key))
+        if name is None:
+            name = self._key_names[id(key)] = str(key)
+        return name
+
+    def function_record(
+        self, f: NativeFunction, kernels: Mapping[DispatchKey, BackendMetadata] | None = None
+    ) -> dict[str, Any]:
+        """The model's fields; `kernels`, if given, must be `spec.kernels(f)`."""
+        func = f.func
+        if kernels is None:
+            kernels = self.spec.kernels(f)
+        precomputed = None
+        if f.precomputed is not None:
+            precomputed = {
+                "replace": {k: [str(a) for a in v] for k, v in f.precomputed.replace.items()},
+                "add": [str(a) for a in f.precomputed.add],
+            }
+        key_name = self.key_name
+        return {
+            "name": str(func.name),
+            "namespace": f.namespace,
+            "schema": str(func),
+            "kind": func.kind.value,
+            "variants": sorted([v.value for v in f.variants]),
+            "tags": sorted(f.tags),
+            "dispatch": {
+                key_name(key): {
+                    "kernel": m.kernel,
+                    "structured": m.structured,
+                    "cpp_namespace": m.cpp_namespace,
+                }
+                for key, m in kernels.items()
+            },
+            "structured": f.structured,
+            "structured_delegate": str(f.structured_delegate) if f.structured_delegate else None,
+            "structured_inherits": f.structured_inherits,
+            "precomputed": precomputed,
+            "autogen": [str(name) for name in f.autogen],
+            "manual_kernel_registration": f.manual_kernel_registration,
+            "manual_cpp_binding": f.manual_cpp_binding,
+            "python_module": f.python_module,
+            "category_override": f.category_override,
+            "device_guard": f.device_guard,
+            "device_check": f.device_check.name,
+            "use_const_ref_for_mutable_tensors": f.use_const_ref_for_mutable_tensors,
+            "cpp_no_default_args": sorted(f.cpp_no_default_args),
+            "is_abstract": f.is_abstract,
+            "has_composite_implicit_autograd_kernel": f.has_composite_implicit_autograd_kernel,
+            "has_composite_implicit_autograd_nested_tensor_kernel": (
+                f.has_composite_implicit_autograd_nested_tensor_kernel
+            ),
+            "has_composite_explicit_autograd_kernel": f.has_composite_explicit_autograd_kernel,
+            "has_composite_explicit_autograd_non_functional_kernel": (
+                f.has_composite_explicit_autograd_non_functional_kernel
+            ),
+            "ufunc_inner_loop": {
+                str(key): {"name": loop.name, "dtypes": [str(d) for d in loop.supported_dtypes]}
+                for key, loop in f.ufunc_inner_loop.items()
+            },
+            "view_schema_kind": f.view_schema_kind.value,
+            "line": f.loc.line,
+        }
+
+    def signature_record(
+        self,
+        sigs: FunctionSignatures,
+        kernels: Mapping[DispatchKey, BackendMetadata] | None = None,
+    ) -> dict[str, Any]:
+        """The declarations of every calling convention (`opgen dump --signatures`)."""
+        if kernels is None:
+            kernels = self.spec.kernels(sigs.f)
+        python_sig = None
+        python_pyi = None
+        try:
+            signature = sigs.python()
+            python_sig = signature.signature_str()
+            python_pyi = signature.signature_str_pyi()
+        except ValueError:  # not expressible in the Python bindings
+            pass
+        cpp_method = sigs.cpp_method
+        return {
+            "cpp": _decls(sigs.cpp),
+            "cpp_method": None if cpp_method is None else _decls(cpp_method),
+            "dispatcher": sigs.dispatcher.decl(),
+            "native": self._native_decls(sigs, kernels),
+            "python": python_sig,
+            "python_pyi": python_pyi,
+        }
+
+    def _native_decls(
+        self, sigs: FunctionSignatures, kernels: Mapping[DispatchKey, BackendMetadata]
+    ) -> dict[str, str]:
+        key_name = self.key_name
+        return {key_name(key): sigs.native(m).decl(m.kernel) for key, m in kernels.items()}
 
 
 def _decls(group: CppSignatureGroup) -> list[str]:
     return [s.decl() for s in group.signatures(symint=True)]
-
-
-def dump_lines(spec: Spec, *, signatures: bool = False) -> Iterator[str]:
-    signature_set = SignatureSet()
-    for f in spec.functions:
-        record = function_record(spec, f)
-        if signatures:
-            record.update(signature_record(spec, signature_set.of(f)))
-        yield json.dumps(record, separators=(", ", ": "))

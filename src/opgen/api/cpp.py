@@ -55,11 +55,13 @@ from opgen.api.types import (
     OptionalCType,
     Parameters,
     RenderedParameters,
+    Result,
+    SchemaArgument,
     SpecialArgName,
     TupleCType,
     VectorCType,
 )
-from opgen.cached import cached
+from opgen.cached import cached, fast_init
 from opgen.spec.arguments import (
     Argument,
     Arguments,
@@ -332,23 +334,17 @@ def argument(
     style: ArgumentStyle,
 ) -> list[Binding]:
     """The C++ parameters one schema argument (or argument group) becomes."""
-
-    def plain(a: Argument) -> Binding:
-        binds: ArgName = a.name
-        if a.name == "memory_format" and has_tensor_options:
-            binds = SpecialArgName.possibly_redundant_memory_format
-        default = None
-        if a.default is not None and a.name not in cpp_no_default_args:
-            default = default_expr(a.default, a.type, symint=symint)
-        ctype = argument_ctype(a.type, mutable=a.is_write, symint=symint, style=style)
-        return Binding(a.name, NamedCType(binds, ctype), a, default)
-
     if isinstance(a, Argument):
-        return [plain(a)]
+        return [_plain(a, cpp_no_default_args, symint, has_tensor_options, style)]
     if isinstance(a, SelfArgument):
-        return [] if method else [plain(a.argument)]  # a method's self is `*this`
+        if method:  # a method's self is `*this`
+            return []
+        return [_plain(a.argument, cpp_no_default_args, symint, has_tensor_options, style)]
     if faithful:
-        return [plain(option) for option in a.all()]
+        return [
+            _plain(option, cpp_no_default_args, symint, has_tensor_options, style)
+            for option in a.all()
+        ]
     assert "options" not in cpp_no_default_args, "checked by the spec model"
     options_default = None
     if all(option.default == "None" for option in a.all()):
@@ -356,6 +352,24 @@ def argument(
     elif a.dtype.default == "long":
         options_default = "at::kLong"
     return [Binding("options", NamedCType("options", TENSOR_OPTIONS), a, options_default)]
+
+
+def _plain(
+    a: Argument,
+    cpp_no_default_args: frozenset[str],
+    symint: bool,
+    has_tensor_options: bool,
+    style: ArgumentStyle,
+) -> Binding:
+    name = a.name
+    binds: ArgName = name
+    if has_tensor_options and name == "memory_format":
+        binds = SpecialArgName.possibly_redundant_memory_format
+    default = None
+    if a.default is not None and name not in cpp_no_default_args:
+        default = default_expr(a.default, a.type, symint=symint)
+    ctype = argument_ctype(a.type, mutable=a.is_write, symint=symint, style=style)
+    return Binding(name, NamedCType(binds, ctype), a, default)
 
 
 def arguments(
@@ -369,10 +383,40 @@ def arguments(
     memo: BindingMemo | None = None,
 ) -> Parameters:
     """The parameters of a C++ API function. Faithful signatures have no defaults."""
+    return _memoized(args, faithful, symint, method, cpp_no_default_args, style, memo)
+
+
+def _memoized(
+    args: Arguments,
+    faithful: bool,
+    symint: bool,
+    method: bool,
+    cpp_no_default_args: frozenset[str],
+    style: ArgumentStyle,
+    memo: BindingMemo | None,
+) -> Parameters:
+    """`arguments`, by position; with a memo, once per `Arguments` object."""
+    if memo is None:
+        return _arguments(args, faithful, symint, method, cpp_no_default_args, style, None)
+    convention = ("cpp", faithful, symint, method, cpp_no_default_args, style.key)
+    return memo.derived(
+        args, convention, _arguments, faithful, symint, method, cpp_no_default_args, style, memo
+    )
+
+
+def _arguments(
+    args: Arguments,
+    faithful: bool,
+    symint: bool,
+    method: bool,
+    cpp_no_default_args: frozenset[str],
+    style: ArgumentStyle,
+    memo: BindingMemo | None,
+) -> Parameters:
     ordered = (*args.non_out, *args.out) if faithful else (*args.out, *args.non_out)
     has_tensor_options = args.tensor_options is not None
 
-    def convert(a: Argument | TensorOptionsArguments | SelfArgument) -> list[Binding]:
+    def convert(a: SchemaArgument) -> list[Binding]:
         bindings = argument(
             a,
             cpp_no_default_args=cpp_no_default_args,
@@ -388,13 +432,19 @@ def arguments(
 
     if memo is None:
         return Parameters(tuple([b for a in ordered for b in convert(a)]))
-    convention = ("cpp", faithful, symint, method, has_tensor_options, cpp_no_default_args, style)
+
+    # Bindings are shared between lists by argument: the convention must then
+    # also say whether the list has TensorOptions (see `argument`).
+    convention = (
+        "cpp", faithful, symint, method, has_tensor_options, cpp_no_default_args, style.key
+    )  # fmt: skip
     return memo.parameters(convention, ordered, convert)
 
 
 # -- signatures --------------------------------------------------------------------
 
 
+@fast_init
 @dataclass(frozen=True, eq=False)
 class CppSignature(RenderedParameters):
     """One overload of a function in the C++ API (see the module doc for the forms)."""
@@ -412,24 +462,29 @@ class CppSignature(RenderedParameters):
 
     @cached
     def parameters(self) -> Parameters:
-        return arguments(
+        return _memoized(
             self.func.arguments,
-            faithful=self.faithful,
-            symint=self.symint,
-            method=self.method,
-            cpp_no_default_args=self.cpp_no_default_args,
-            style=self.style,
-            memo=self.memo,
+            self.faithful,
+            self.symint,
+            self.method,
+            self.cpp_no_default_args,
+            self.style,
+            self.memo,
         )
 
     convert_returns = staticmethod(returns_type)
 
     def name(self, *, suppress_symint_suffix: bool = False) -> str:
-        result = name(
-            self.func,
-            faithful_name_for_out_overloads=self.faithful,
-            symint_overload=self.symint and not suppress_symint_suffix,
-        )
+        return self._name(suppress_symint_suffix)
+
+    def _name(self, suppress_symint_suffix: bool) -> str:
+        """`name(func)` with this form's suffixes, `__dispatch_` for a fallback binding."""
+        func = self.func
+        result = str(func.name.name)
+        if self.symint and not suppress_symint_suffix:
+            result += "_symint"
+        if func.arguments.out:  # an out= function
+            result += "_outf" if self.faithful else "_out"
         return f"__dispatch_{result}" if self.fallback_binding else result
 
     def decl(
@@ -442,22 +497,22 @@ class CppSignature(RenderedParameters):
     ) -> str:
         """The declaration, with defaults: `at::Tensor add(const at::Tensor & self, ...)`."""
         if name is None:
-            name = prefix + self.name(suppress_symint_suffix=suppress_symint_suffix)
-        params = self.declared_parameters
+            name = prefix + self._name(suppress_symint_suffix)
+        params = self.parameters.declared
         if is_redispatching_fn:
             params = _with_dispatch_key_set(params)
-        return f"{self.returns_text} {name}({params})"
+        return f"{self.result.text} {name}({params})"
 
     def defn(
         self, *, name: str | None = None, prefix: str = "", is_redispatching_fn: bool = False
     ) -> str:
         """The definition's head, without defaults."""
         if name is None:
-            name = prefix + self.name()
-        params = self.defined_parameters
+            name = prefix + self._name(False)
+        params = self.parameters.defined
         if is_redispatching_fn:
             params = _with_dispatch_key_set(params)
-        return f"{self.returns_text} {name}({params})"
+        return f"{self.result.text} {name}({params})"
 
 
 def _with_dispatch_key_set(params: str) -> str:
@@ -466,6 +521,7 @@ def _with_dispatch_key_set(params: str) -> str:
     return f"{key_set}, {params}" if params else key_set
 
 
+@fast_init
 @dataclass(frozen=True, eq=False)
 class CppSignatureGroup:
     """Every C++ API overload of one function.
@@ -502,30 +558,29 @@ class CppSignatureGroup:
         method: bool,
         fallback_binding: bool = False,
         memo: BindingMemo | None = None,
+        style: ArgumentStyle | None = None,
+        result: Result | None = None,
     ) -> CppSignatureGroup:
+        """The group of `f`. A caller that has them passes `ArgumentStyle.of(f)` as
+        `style` and what the signatures return (see `RenderedParameters.with_result`)."""
         func = f.func
-        style = ArgumentStyle.of(f)
-        has_faithful_form = func.arguments.tensor_options is not None or bool(func.arguments.out)
+        if style is None:
+            style = ArgumentStyle.of(f)
+        args = func.arguments
+        has_faithful_form = args.tensor_options is not None or bool(args.out)
+        no_defaults = f.cpp_no_default_args
 
-        def make(*, faithful: bool, symint: bool) -> CppSignature:
-            return CppSignature(
-                func,
-                method=method,
-                faithful=faithful,
-                symint=symint,
-                cpp_no_default_args=f.cpp_no_default_args,
-                style=style,
-                fallback_binding=fallback_binding,
-                memo=memo,
+        def make(faithful: bool, symint: bool) -> CppSignature:
+            sig = CppSignature(
+                func, method, faithful, symint, no_defaults, style, fallback_binding, memo
             )
+            return sig if result is None else sig.with_result(result)
 
-        has_symint = func.has_symint()
+        has_symint = args.has_symint_arg()
         return CppSignatureGroup(
             func,
-            signature=make(faithful=False, symint=False),
-            faithful_signature=make(faithful=True, symint=False) if has_faithful_form else None,
-            symint_signature=make(faithful=False, symint=True) if has_symint else None,
-            symint_faithful_signature=(
-                make(faithful=True, symint=True) if has_symint and has_faithful_form else None
-            ),
+            make(False, False),
+            make(True, False) if has_faithful_form else None,
+            make(False, True) if has_symint else None,
+            make(True, True) if has_symint and has_faithful_form else None,
         )

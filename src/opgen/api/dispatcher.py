@@ -27,8 +27,8 @@ from opgen.api.types import (
     RenderedParameters,
     SchemaArgument,
 )
-from opgen.cached import cached
-from opgen.spec.arguments import Argument, Return
+from opgen.cached import cached, fast_init
+from opgen.spec.arguments import Argument, Arguments, Return
 from opgen.spec.schema import FunctionSchema
 
 
@@ -74,20 +74,37 @@ def parameters(
     symint: bool = True,
     memo: BindingMemo | None = None,
 ) -> Parameters:
+    return _parameters(func.arguments, style, symint, memo)
+
+
+def _parameters(
+    args: Arguments, style: ArgumentStyle, symint: bool, memo: BindingMemo | None
+) -> Parameters:
+    """`parameters`, by position; with a memo, once per `Arguments` object."""
+    if memo is None:
+        return _derive(args, style, symint, None)
+    return memo.derived(args, ("dispatcher", symint, style.key), _derive, style, symint, memo)
+
+
+def _derive(
+    args: Arguments, style: ArgumentStyle, symint: bool, memo: BindingMemo | None
+) -> Parameters:
+    ordered = (*args.flat_positional, *args.flat_kwarg_only, *args.out)  # schema order
+    if memo is None:
+        return Parameters(tuple([argument(a, style=style, symint=symint) for a in ordered]))
+
     def convert(a: SchemaArgument) -> list[Binding]:
         assert isinstance(a, Argument)
         return [argument(a, style=style, symint=symint)]
 
-    if memo is None:
-        ordered = func.schema_order_arguments()
-        return Parameters(tuple([argument(a, style=style, symint=symint) for a in ordered]))
-    return memo.parameters(("dispatcher", symint, style), func.schema_order_arguments(), convert)
+    return memo.parameters(("dispatcher", symint, style.key), ordered, convert)
 
 
 def returns_type(rs: tuple[Return, ...], *, style: ArgumentStyle) -> CType:
     return cpp.returns_type(rs, style=style)
 
 
+@fast_init
 @dataclass(frozen=True, eq=False)
 class DispatcherSignature(RenderedParameters):
     func: FunctionSchema
@@ -105,22 +122,22 @@ class DispatcherSignature(RenderedParameters):
 
     @cached
     def parameters(self) -> Parameters:
-        return parameters(self.func, style=self.style, symint=self.symint, memo=self.memo)
+        return _parameters(self.func.arguments, self.style, self.symint, self.memo)
 
     convert_returns = staticmethod(cpp.returns_type)
 
     def name(self) -> str:
-        return self.prefix + name(self.func)
+        return self.prefix + cpp.name(self.func)
 
     def decl(self, name: str | None = None) -> str:
-        return f"{self.returns_text} {name or self.name()}({self.declared_parameters})"
+        return f"{self.result.text} {name or self.name()}({self.parameters.declared})"
 
     def defn(self, name: str | None = None, *, is_redispatching_fn: bool = False) -> str:
-        params = self.defined_parameters
+        params = self.parameters.defined
         if is_redispatching_fn:
             key_set = "c10::DispatchKeySet dispatchKeySet"
             params = f"{key_set}, {params}" if params else key_set
-        return f"{self.returns_text} {name or self.name()}({params})"
+        return f"{self.result.text} {name or self.name()}({params})"
 
     def exprs(self) -> list[Expr]:
         """Each parameter as an expression: what a call passes on unchanged."""

@@ -42,8 +42,8 @@ from opgen.api.types import (
     RenderedParameters,
     SchemaArgument,
 )
-from opgen.cached import cached
-from opgen.spec.arguments import Argument, SelfArgument, TensorOptionsArguments
+from opgen.cached import cached, fast_init
+from opgen.spec.arguments import Argument, Arguments, SelfArgument, TensorOptionsArguments
 from opgen.spec.backend import BackendIndex
 from opgen.spec.native import NativeFunction
 from opgen.spec.schema import FunctionSchema
@@ -112,17 +112,33 @@ def arguments(
     style: ArgumentStyle,
     memo: BindingMemo | None = None,
 ) -> Parameters:
-    is_out = func.is_out_fn()
-    ordered = (*func.arguments.non_out, *func.arguments.out)
+    return _arguments(func.arguments, symint, style, memo)
+
+
+def _arguments(
+    args: Arguments, symint: bool, style: ArgumentStyle, memo: BindingMemo | None
+) -> Parameters:
+    """`arguments`, by position; with a memo, once per `Arguments` object."""
+    if memo is None:
+        return _derive(args, symint, style, None)
+    return memo.derived(args, ("native", symint, style.key), _derive, symint, style, memo)
+
+
+def _derive(
+    args: Arguments, symint: bool, style: ArgumentStyle, memo: BindingMemo | None
+) -> Parameters:
+    is_out = bool(args.out)  # out= functions have no defaults
+    ordered = (*args.non_out, *args.out)
 
     def convert(a: SchemaArgument) -> list[Binding]:
         return argument(a, is_out=is_out, symint=symint, style=style)
 
     if memo is None:
         return Parameters(tuple([b for a in ordered for b in convert(a)]))
-    return memo.parameters(("native", is_out, symint, style), ordered, convert)
+    return memo.parameters(("native", is_out, symint, style.key), ordered, convert)
 
 
+@fast_init
 @dataclass(frozen=True, eq=False)
 class NativeSignature(RenderedParameters):
     func: FunctionSchema
@@ -133,7 +149,7 @@ class NativeSignature(RenderedParameters):
 
     @cached
     def parameters(self) -> Parameters:
-        return arguments(self.func, symint=self.symint, style=self.style, memo=self.memo)
+        return _arguments(self.func.arguments, self.symint, self.style, self.memo)
 
     convert_returns = staticmethod(cpp.returns_type)
 
@@ -142,10 +158,10 @@ class NativeSignature(RenderedParameters):
 
     def decl(self, name: str | None = None) -> str:
         """The declaration, with defaults (none in out= functions)."""
-        return f"{self.returns_text} {name or self.name()}({self.declared_parameters})"
+        return f"{self.result.text} {name or self.name()}({self.parameters.declared})"
 
     def defn(self, name: str | None = None) -> str:
-        return f"{self.returns_text} {name or self.name()}({self.defined_parameters})"
+        return f"{self.result.text} {name or self.name()}({self.parameters.defined})"
 
     def ptr_type(self) -> str:
         # Parameter names included, as torchgen writes it.

@@ -106,14 +106,25 @@ def structseq_fieldnames(returns: Sequence[Return]) -> list[str]:
 
 def returns_str(name: str, returns: Sequence[Return]) -> str:
     """The return annotation of a function named `name` with these returns."""
+    hint = returns_hint(returns)
+    return structseq_name(name) if hint is None else hint
+
+
+def returns_hint(returns: Sequence[Return]) -> str | None:
+    """The return annotation, whatever the function's name; None for a structseq."""
     if structseq_fieldnames(returns):
-        return f"torch.return_types.{name}"
+        return None
     hints = [return_type_str(r.type) for r in returns]
     if not hints:
         return "None"
     if len(hints) == 1:
         return hints[0]
     return f"tuple[{', '.join(hints)}]"
+
+
+def structseq_name(name: str) -> str:
+    """The annotation of a structseq return: the class named after the function."""
+    return f"torch.return_types.{name}"
 
 
 def returns_structseq(name: str, returns: Sequence[Return]) -> tuple[str, str] | None:
@@ -151,11 +162,14 @@ def format_function_signature(
     own line under `# fmt: skip` (ruff cannot format such compound statements).
     """
     arrow = "" if return_type is None else f" -> {return_type}"
-    one_line = f"def {name}({', '.join(parameters)}){arrow}: ..."
-    if len(one_line) <= MAX_LINE or not parameters or tuple(parameters) == ("self",):
-        return one_line
-    lines = [f"def {name}(", *(f"    {p}," for p in parameters), f"){arrow}: ..."]
-    if all(len(line) <= MAX_LINE for line in lines):
+    # The one-line form's length (`def `, `(`, the `, `-joined parameters, `)`,
+    # the arrow, `: ...`), without building it: most definitions are longer.
+    joined = sum(map(len, parameters)) + 2 * (len(parameters) - 1)
+    length = 4 + len(name) + 1 + joined + 1 + len(arrow) + 5
+    if length <= MAX_LINE or not parameters or tuple(parameters) == ("self",):
+        return f"def {name}({', '.join(parameters)}){arrow}: ..."
+    lines = [f"def {name}(", *[f"    {p}," for p in parameters], f"){arrow}: ..."]
+    if max(map(len, lines)) <= MAX_LINE:
         return "\n".join(lines)
     lines[-1] = f"){arrow}:  # fmt: skip"
     return "\n".join(lines) + "\n    ..."

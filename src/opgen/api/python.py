@@ -21,11 +21,13 @@ constant arguments.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
 
 from opgen.api import cpp, pyi
-from opgen.spec.arguments import Argument, Return
+from opgen.api.types import BindingMemo
+from opgen.cached import cached, fast_init
+from opgen.spec.arguments import Argument, Arguments, Return
 from opgen.spec.native import NativeFunction
 from opgen.spec.schema import FunctionSchema
 from opgen.spec.types import Annotation, BaseTy, BaseType, ListType, OptionalType, Type
@@ -45,6 +47,7 @@ _PYI_DEFAULTS = {
 _INT = BaseType(BaseTy.int)
 
 
+@fast_init
 @dataclass(frozen=True)
 class PythonArgument:
     name: str
@@ -54,8 +57,21 @@ class PythonArgument:
     # default is not a constant: `torch::tensors::get_default_device()`.
     default_init: str | None
 
+    # A run shares one PythonArgument among the functions that have the schema
+    # argument (`BindingMemo`), so the usual texts are rendered once and kept;
+    # `method` changes them only for an argument named `self`.
+
     def argument_str(self, *, method: bool = False, symint: bool = True) -> str:
         """The parameter in a `PythonArgParser` signature string."""
+        if symint and not (method and self.name == "self"):
+            return self._parser_text
+        return self._argument_str(method=method, symint=symint)
+
+    @cached
+    def _parser_text(self) -> str:
+        return self._argument_str(method=False, symint=True)
+
+    def _argument_str(self, *, method: bool, symint: bool) -> str:
         type_str = argument_type_str(self.type, symint=symint)
         type_str = type_str.replace("const ", "").replace(" &", "")
         name = self.name
@@ -67,6 +83,15 @@ class PythonArgument:
 
     def argument_str_pyi(self, *, method: bool = False, deprecated: bool = False) -> str:
         """The parameter in a `.pyi` definition: `name: hint = default`."""
+        if not deprecated and not (method and self.name == "self"):
+            return self._pyi_text
+        return self._argument_str_pyi(method=method, deprecated=deprecated)
+
+    @cached
+    def _pyi_text(self) -> str:
+        return self._argument_str_pyi(method=False, deprecated=False)
+
+    def _argument_str_pyi(self, *, method: bool, deprecated: bool) -> str:
         type_str = pyi.argument_type_str(self.type)
         name = self.name
         if name == "self" and type_str == "Tensor" and not method and not deprecated:
@@ -89,6 +114,7 @@ class PythonArgument:
         return f"{name}: {type_str} = {_PYI_DEFAULTS.get(default, default)}"
 
 
+@fast_init
 @dataclass(frozen=True)
 class PythonOutArgument(PythonArgument):
     """The `out` keyword: one out tensor, or several packed into a tuple."""
@@ -108,6 +134,7 @@ class PythonOutArgument(PythonArgument):
         return PythonOutArgument("out", packed, "None", None, outputs)
 
 
+@fast_init
 @dataclass(frozen=True)
 class PythonSignature:
     name: str  # the base name, without overload or inplace suffix handling
@@ -119,6 +146,9 @@ class PythonSignature:
     # factory functions (packed into TensorOptions when calling C++).
     tensor_options_args: tuple[PythonArgument, ...]
     method: bool
+    # The run's memo (see `signature`): signatures that share their argument
+    # tuples share the texts made from them.
+    memo: BindingMemo | None = field(default=None, compare=False, repr=False, kw_only=True)
 
     @property
     def deprecated(self) -> bool:
@@ -142,22 +172,31 @@ class PythonSignature:
 
     def signature_str(self, *, skip_outputs: bool = False, symint: bool = True) -> str:
         """The `PythonArgParser` signature string."""
-        formals = [
-            a.argument_str(method=self.method, symint=symint)
-            for a in self.arguments(skip_outputs=skip_outputs)
-        ]
+        method = self.method
+        args = self._formal_arguments(skip_outputs)
+        if symint and not method:  # the usual texts, kept by each argument
+            formals = [a._parser_text for a in args]
+        else:
+            formals = [a.argument_str(method=method, symint=symint) for a in args]
         return f"{self.name}({', '.join(self._with_star(formals))})"
 
     def signature_str_pyi(self, *, skip_outputs: bool = False) -> str:
         """The `.pyi` definition."""
-        formals = [
-            a.argument_str_pyi(method=self.method)
-            for a in self.arguments(skip_outputs=skip_outputs)
-        ]
-        formals = self._with_star(formals)
+        args = self._formal_arguments(skip_outputs)
         if self.method:
+            formals = self._with_star([a.argument_str_pyi(method=True) for a in args])
             formals.insert(0, "self")
+        else:  # the usual texts, kept by each argument
+            formals = self._with_star([a._pyi_text for a in args])
         return pyi.format_function_signature(self.name, formals, self.returns_str_pyi())
+
+    def _formal_arguments(self, skip_outputs: bool) -> list[PythonArgument]:
+        """`arguments(skip_outputs=...)`, as a list."""
+        result = [*self.input_args, *self.input_kwargs]
+        if self.output_args is not None and not skip_outputs:
+            result.append(self.output_args)
+        result += self.tensor_options_args
+        return result
 
     def signature_str_pyi_vararg(self, *, skip_outputs: bool = False) -> str | None:
         """The `.pyi` definition taking a lone int list as varargs (`x.view(2, 3)`), if any."""
@@ -174,7 +213,12 @@ class PythonSignature:
         return pyi.format_function_signature(self.name, formals, self.returns_str_pyi())
 
     def returns_str_pyi(self) -> str:
-        return pyi.returns_str(self.name, self.returns)
+        memo = self.memo
+        if memo is None:
+            return pyi.returns_str(self.name, self.returns)
+        returns = self.returns
+        hints = memo.derived(returns, "pyi.returns", pyi.returns_hint)
+        return hints if hints is not None else pyi.structseq_name(self.name)
 
     def returns_structseq_pyi(self) -> tuple[str, str] | None:
         return pyi.returns_structseq(self.name, self.returns)
@@ -344,9 +388,15 @@ def argument(a: Argument) -> PythonArgument:
 # -- signatures ----------------------------------------------------------------------
 
 
-def signature(f: NativeFunction, *, method: bool = False, pyi: bool = False) -> PythonSignature:
+def signature(
+    f: NativeFunction,
+    *,
+    method: bool = False,
+    pyi: bool = False,
+    memo: BindingMemo | None = None,
+) -> PythonSignature:
     return signature_from_schema(
-        f.func, category_override=f.category_override, method=method, pyi=pyi
+        f.func, category_override=f.category_override, method=method, pyi=pyi, memo=memo
     )
 
 
@@ -356,40 +406,80 @@ def signature_from_schema(
     category_override: str | None,
     method: bool = False,
     pyi: bool = False,
+    memo: BindingMemo | None = None,
 ) -> PythonSignature:
-    """The Python signature of a schema; `pyi` is accepted for symmetry and changes nothing."""
+    """The Python signature of a schema; `pyi` is accepted for symmetry and changes nothing.
+
+    With a `memo`, functions with the same `Arguments` object share their
+    argument tuples (and so the texts each argument renders once).
+    """
     args = func.arguments
-    if any(a.name == "requires_grad" for a in func.schema_order_arguments()):
+    if memo is None:
+        parts = _argument_parts(args, method, argument)
+    else:
+        parts = memo.derived(args, ("python", method), _shared_parts, method, memo)
+    input_args, input_kwargs, output_args = parts
+    name = str(func.name.name)
+    return PythonSignature(
+        name,
+        input_args,
+        input_kwargs,
+        output_args,
+        func.returns,
+        _tensor_options_args(func, category_override, name),
+        method,
+        memo=memo,
+    )
+
+
+_ArgumentParts = tuple[
+    tuple[PythonArgument, ...], tuple[PythonArgument, ...], PythonOutArgument | None
+]
+
+
+def _argument_parts(
+    args: Arguments, method: bool, convert: Callable[[Argument], PythonArgument]
+) -> _ArgumentParts:
+    """The positional, keyword-only and out arguments of a signature."""
+    if any(a.name == "requires_grad" for a in args.flat_all):
         raise ValueError("'requires_grad' is reserved for the Python bindings; rename the argument")
     self_args = [args.self_arg.argument] if args.self_arg is not None and not method else []
     positional = (*args.pre_self_positional, *self_args, *args.post_self_positional)
     keyword = (*args.pre_tensor_options_kwarg_only, *args.post_tensor_options_kwarg_only)
-    return PythonSignature(
-        name=str(func.name.name),
-        input_args=tuple(map(argument, positional)),
-        input_kwargs=tuple(map(argument, keyword)),
-        output_args=PythonOutArgument.from_outputs(tuple(map(argument, args.out))),
-        returns=func.returns,
-        tensor_options_args=_tensor_options_args(func, category_override),
-        method=method,
+    return (
+        tuple(map(convert, positional)),
+        tuple(map(convert, keyword)),
+        PythonOutArgument.from_outputs(tuple(map(convert, args.out))),
     )
+
+
+def _shared_parts(args: Arguments, method: bool, memo: BindingMemo) -> _ArgumentParts:
+    """`_argument_parts` with one PythonArgument per schema argument for the whole run."""
+    return _argument_parts(args, method, lambda a: memo.derived(a, "python.argument", argument))
 
 
 def _tensor_options_args(
-    func: FunctionSchema, category_override: str | None
+    func: FunctionSchema, category_override: str | None, name: str
 ) -> tuple[PythonArgument, ...]:
-    """The TensorOptions keywords of factory and `*_like`/`new_*` functions, else none."""
-    has_tensor_input = any(a.type.is_tensor_like() for a in func.arguments.flat_non_out)
-    has_tensor_return = any(r.type.is_tensor_like() for r in func.returns)
-    cpp_name = cpp.name(func)
-    is_factory = category_override == "factory" or (has_tensor_return and not has_tensor_input)
+    """The TensorOptions keywords of factory and `*_like`/`new_*` functions, else none.
+
+    `name` is the base name. (The C++ name, `cpp.name`, adds `_out` to out=
+    functions, which then do not end with `_like`.)
+    """
+    if category_override == "dummy":
+        return ()
     is_like_or_new = (
         category_override in ("new", "like")
-        or cpp_name.startswith("new_")
-        or cpp_name.endswith("_like")
+        or name.startswith("new_")
+        or (name.endswith("_like") and not func.arguments.out)
     )
-    if not (is_factory or is_like_or_new) or category_override == "dummy":
-        return ()
+    if not is_like_or_new and category_override != "factory":
+        # A factory makes tensors from no tensor. Most functions are not one: the
+        # tests run in the order that settles that soonest.
+        if any(a.type.is_tensor_like() for a in func.arguments.flat_non_out):
+            return ()
+        if not any(r.type.is_tensor_like() for r in func.returns):
+            return ()
 
     def init(part: str) -> str | None:
         # A like/new function takes unspecified options from its input tensor.

@@ -21,11 +21,11 @@ group). Here they are an explicit argument.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeAlias, TypeVar
 
-from opgen.cached import cached
+from opgen.cached import cached, fast_init
 
 if TYPE_CHECKING:
     from opgen.spec.arguments import Argument, Return, SelfArgument, TensorOptionsArguments
@@ -259,6 +259,7 @@ class NamedCType:
         return NamedCType(name, self.type)
 
 
+@fast_init
 @dataclass(frozen=True)
 class Binding:
     """One C++ parameter: `const at::Tensor & self`, `int64_t dim=-1`."""
@@ -268,9 +269,19 @@ class Binding:
     argument: Argument | TensorOptionsArguments | SelfArgument
     default: str | None = None
 
-    @cached
-    def type(self) -> str:
-        return self.nctype.cpp_type()
+    # Rendered in __post_init__, not on first use: a binding exists to be rendered,
+    # and a run builds each distinct one once (`BindingMemo`). Fields rather than
+    # `cached` attributes, because CPython 3.11 reads those slowly even once set.
+    type: str = field(init=False, repr=False, compare=False)
+    definition: str = field(init=False, repr=False, compare=False)  # `int64_t dim`
+    declaration: str = field(init=False, repr=False, compare=False)  # `int64_t dim=-1`
+
+    def __post_init__(self) -> None:
+        values = self.__dict__
+        values["type"] = type_text = self.nctype.type.cpp_type()
+        values["definition"] = definition = f"{type_text} {self.name}"
+        default = self.default
+        values["declaration"] = definition if default is None else f"{definition}={default}"
 
     def decl(self, *, func_ptr_cast: bool = False) -> str:
         """The parameter in a declaration: with its default; only its type for a cast."""
@@ -279,16 +290,6 @@ class Binding:
     def defn(self) -> str:
         """The parameter in a definition: never a default."""
         return self.definition
-
-    @cached
-    def declaration(self) -> str:
-        if self.default is None:
-            return self.definition
-        return f"{self.definition}={self.default}"
-
-    @cached
-    def definition(self) -> str:
-        return f"{self.type} {self.name}"
 
     def no_default(self) -> Binding:
         return Binding(self.name, self.nctype, self.argument, None)
@@ -311,6 +312,13 @@ class ArgumentStyle:
 
     const_ref_for_mutable_tensors: bool = False
     ilistref_for_tensor_lists: bool = False
+    # A small int equal styles share: the memo keys use it, since hashing the
+    # dataclass runs Python code on every lookup.
+    key: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        key = 2 * self.const_ref_for_mutable_tensors + self.ilistref_for_tensor_lists
+        object.__setattr__(self, "key", key)
 
     @staticmethod
     def of(f: NativeFunction) -> ArgumentStyle:
@@ -330,21 +338,20 @@ SchemaArgument: TypeAlias = "Argument | TensorOptionsArguments | SelfArgument"
 class Parameters:
     """A parameter list, rendered once however many signatures share it."""
 
+    __slots__ = ("bindings", "declared", "defined")
+
     def __init__(self, bindings: tuple[Binding, ...]) -> None:
+        # Rendered now: a run builds each distinct list once (`BindingMemo`), and
+        # signatures render it (see `Binding.__post_init__`).
         self.bindings = bindings
+        # With defaults: `const at::Tensor & self, int64_t dim=-1`.
+        self.declared: str = ", ".join([b.declaration for b in bindings])
+        # Without defaults, as in a definition.
+        self.defined: str = ", ".join([b.definition for b in bindings])
 
-    @cached
-    def declared(self) -> str:
-        """With defaults: `const at::Tensor & self, int64_t dim=-1`."""
-        return ", ".join([b.declaration for b in self.bindings])
-
-    @cached
-    def defined(self) -> str:
-        """Without defaults, as in a definition."""
-        return ", ".join([b.definition for b in self.bindings])
-
-    @cached
+    @property
     def types(self) -> str:
+        """The types alone, as in a function type (rarely needed, so not kept)."""
         return ", ".join([b.type for b in self.bindings])
 
 
@@ -356,6 +363,9 @@ class Result:
     def __init__(self, ctype: CType) -> None:
         self.ctype = ctype
         self.text = ctype.cpp_type()
+
+
+R = TypeVar("R", bound="RenderedParameters")
 
 
 class RenderedParameters:
@@ -380,6 +390,12 @@ class RenderedParameters:
         if self.memo is None:
             return Result(self.convert_returns(returns, style=style))
         return self.memo.result(style, returns, self.convert_returns)
+
+    def with_result(self: R, result: Result) -> R:
+        """This signature, given the `result` it would compute (for the same returns,
+        style and conversion), as a caller holding one for several signatures does."""
+        self.__dict__["result"] = result
+        return self
 
     @property
     def returns_ctype(self) -> CType:
@@ -422,28 +438,62 @@ class RenderedParameters:
         return f"{self.returns_text} ({self.parameter_types})"
 
 
+S = TypeVar("S")
+T = TypeVar("T")
+P = ParamSpec("P")
+
+
 class BindingMemo:
-    """The parameter lists one run has already derived, by convention and schema arguments.
+    """What one run has already derived from its schema objects, by object and convention.
 
     A spec repeats a few arguments thousands of times (`Tensor self`,
     `Scalar alpha=1`): torch's has 11,909 arguments but 1,129 distinct ones,
     and parsing shares one object among equal ones. Whole argument lists
-    repeat too (3,101 functions, 1,612 distinct lists). Converting arguments is
-    a pure function of the arguments and the convention, so a run converts
-    each distinct argument once, and builds (and renders) each distinct list
-    once.
+    repeat too: its 3,101 functions have 1,798 `Arguments` objects. Converting
+    arguments is a pure function of the arguments and the convention, so a run
+    converts each distinct argument once per convention (`parameters`) and
+    builds, and renders, the parameters of each `Arguments` object once per
+    convention (`derived`, which the Python layer also uses for its argument
+    tuples); returns are converted once per returns and style (`result`).
 
     The memo belongs to whoever drives the run (see `signatures.SignatureSet`)
     and is passed explicitly; nothing here is global. Entries are found by
-    object identity (`id`, the cheapest key) and keep their arguments alive,
+    object identity (`id`, the cheapest key) and keep their objects alive,
     so an id can never be reused for another object while its entry exists.
     """
 
-    __slots__ = ("_results", "_tables")
+    __slots__ = ("_by_elements", "_derived", "_results", "_tables")
 
     def __init__(self) -> None:
-        self._tables: dict[Hashable, _ConventionMemo] = {}
-        self._results: dict[ArgumentStyle, dict[tuple[int, ...], tuple[object, Result]]] = {}
+        # convention -> id(argument) -> (argument, its bindings)
+        self._tables: dict[Hashable, dict[int, tuple[SchemaArgument, tuple[Binding, ...]]]] = {}
+        # (id(source), convention) -> (source, value); the source keeps its id valid.
+        self._derived: dict[tuple[int, Hashable], tuple[object, Any]] = {}
+        # (id(returns), convert, style) -> (returns, result); and by the ids of the returns.
+        self._results: dict[tuple[int, object, int], tuple[object, Result]] = {}
+        self._by_elements: dict[tuple[tuple[int, ...], object, int], tuple[object, Result]] = {}
+
+    def derived(
+        self,
+        source: S,
+        convention: Hashable,
+        derive: Callable[Concatenate[S, P], T],
+        *args: P.args,
+        **kwargs: P.kwargs,
+    ) -> T:
+        """`derive(source, *args, **kwargs)`, once per `source` object and `convention`.
+
+        The value must depend only on the immutable `source` and on what
+        `convention` identifies (so the other arguments must follow from those);
+        different callers' conventions must differ. The extra arguments, rather
+        than a closure, keep the usual case, a value found, cheap.
+        """
+        key = (id(source), convention)
+        found = self._derived.get(key)
+        if found is None:
+            found = self._derived[key] = (source, derive(source, *args, **kwargs))
+        value: T = found[1]
+        return value
 
     def result(
         self,
@@ -451,49 +501,41 @@ class BindingMemo:
         returns: tuple[Return, ...],
         convert: Callable[..., CType],
     ) -> Result:
-        """`convert(returns, style=style)`, rendered, once per distinct returns and style."""
-        table = self._results.get(style)
-        if table is None:
-            table = self._results[style] = {}
-        key = tuple([id(r) for r in returns])
-        found = table.get(key)
-        if found is None:  # the entry keeps the returns, and so their ids, alive
-            found = table[key] = (returns, Result(convert(returns, style=style)))
+        """`convert(returns, style=style)`, rendered, once per distinct returns and style.
+
+        Parsing shares returns tuples; derived schemas make new tuples of the same
+        returns, so a new tuple is looked up by its elements before converting.
+        """
+        key = (id(returns), convert, style.key)
+        found = self._results.get(key)
+        if found is None:
+            elements = (tuple([id(r) for r in returns]), convert, style.key)
+            found = self._by_elements.get(elements)
+            if found is None:
+                found = self._by_elements[elements] = (
+                    returns,
+                    Result(convert(returns, style=style)),
+                )
+            self._results[key] = (returns, found[1])
         return found[1]
 
     def parameters(
         self,
         convention: Hashable,
         arguments: Iterable[SchemaArgument],
-        convert: Callable[[SchemaArgument], list[Binding]],
+        convert: Callable[[SchemaArgument], Sequence[Binding]],
     ) -> Parameters:
         """`convert` applied to each argument and concatenated, reusing earlier results.
 
         `convention` must identify everything `convert` depends on besides the argument.
         """
-        table = self._tables.get(convention)
-        if table is None:
-            table = self._tables[convention] = _ConventionMemo()
-        arguments = tuple(arguments)
-        key = tuple([id(a) for a in arguments])
-        found = table.lists.get(key)
-        if found is not None:
-            return found
-        converted = table.arguments
+        converted = self._tables.get(convention)
+        if converted is None:
+            converted = self._tables[convention] = {}
         result: list[Binding] = []
         for a in arguments:
             entry = converted.get(id(a))
-            if entry is None:
+            if entry is None:  # the entry keeps the argument, and so its id, alive
                 entry = converted[id(a)] = (a, tuple(convert(a)))
-            result.extend(entry[1])
-        found = table.lists[key] = Parameters(tuple(result))
-        return found
-
-
-class _ConventionMemo:
-    __slots__ = ("arguments", "lists")
-
-    def __init__(self) -> None:
-        self.arguments: dict[int, tuple[SchemaArgument, tuple[Binding, ...]]] = {}
-        # Every id in a key is an argument kept alive by `arguments`.
-        self.lists: dict[tuple[int, ...], Parameters] = {}
+            result += entry[1]
+        return Parameters(tuple(result))

@@ -10,7 +10,7 @@ keyword-only arguments, always last).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 from opgen.cached import cached, fast_init
@@ -33,14 +33,22 @@ class Argument:
     type: Type
     default: str | None
     annotation: Annotation | None
+    # Set by __post_init__: every argument is printed (parsing checks the text)
+    # and asked whether it is written, many times over. Fields rather than
+    # `cached` attributes, which CPython 3.11 reads slowly even once set.
+    is_write: bool = field(init=False, repr=False, compare=False)
+    _text: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        values = self.__dict__
+        annotation = self.annotation
+        values["is_write"] = annotation is not None and annotation.is_write
+        text = f"{annotated_str(self.type, annotation)} {self.name}"
+        values["_text"] = text if self.default is None else f"{text}={self.default}"
 
     @staticmethod
     def parse(text: str, offset: int = 0) -> Argument:
         return memoized_parse(_parse_argument, text, offset)
-
-    @cached
-    def is_write(self) -> bool:
-        return self.annotation is not None and self.annotation.is_write
 
     def __str__(self) -> str:
         return self._text
@@ -48,11 +56,6 @@ class Argument:
     def __hash__(self) -> int:
         # Arguments key the API layers' conversion memo; the text says everything.
         return hash(self._text)
-
-    @cached
-    def _text(self) -> str:
-        text = f"{annotated_str(self.type, self.annotation)} {self.name}"
-        return text if self.default is None else f"{text}={self.default}"
 
     @cached
     def _unannotated(self) -> Argument:
@@ -93,22 +96,23 @@ class Return:
     name: str | None
     type: Type
     annotation: Annotation | None
+    # Set by __post_init__, as `Argument`'s.
+    is_write: bool = field(init=False, repr=False, compare=False)
+    _text: str = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        values = self.__dict__
+        annotation = self.annotation
+        values["is_write"] = annotation is not None and annotation.is_write
+        text = annotated_str(self.type, annotation)
+        values["_text"] = text if self.name is None else f"{text} {self.name}"
 
     @staticmethod
     def parse(text: str, offset: int = 0) -> Return:
         return memoized_parse(_parse_return, text, offset)
 
-    @cached
-    def is_write(self) -> bool:
-        return self.annotation is not None and self.annotation.is_write
-
     def __str__(self) -> str:
         return self._text
-
-    @cached
-    def _text(self) -> str:
-        text = annotated_str(self.type, self.annotation)
-        return text if self.name is None else f"{text} {self.name}"
 
     @cached
     def _plain(self) -> Return:
@@ -290,12 +294,23 @@ class Arguments:
     tensor_options: TensorOptionsArguments | None
     post_tensor_options_kwarg_only: tuple[Argument, ...]
     out: tuple[Argument, ...]  # keyword-only, mutable, always last
+    # The flat views, TensorOptions spread out. Every function needs them (checks,
+    # kinds, signatures, every API layer), so __post_init__ builds them; fields
+    # rather than `cached` attributes, which CPython 3.11 reads slowly even once set.
+    flat_positional: Sequence[Argument] = field(init=False, repr=False, compare=False)
+    # Keyword-only arguments, not counting the out arguments.
+    flat_kwarg_only: Sequence[Argument] = field(init=False, repr=False, compare=False)
+    flat_non_out: Sequence[Argument] = field(init=False, repr=False, compare=False)
+    flat_all: Sequence[Argument] = field(init=False, repr=False, compare=False)
+    # The arguments but the out ones, self and TensorOptions as groups: what every
+    # calling convention converts, one by one.
+    non_out: Sequence[Argument | SelfArgument | TensorOptionsArguments] = field(
+        init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         assert self.self_arg is not None or not self.pre_self_positional
         assert self.tensor_options is not None or not self.post_tensor_options_kwarg_only
-        # Every function needs the flat views (checks, kinds, signatures, every API
-        # layer), so they are built here rather than through `cached` on first use.
         positional = [*self.pre_self_positional]
         if self.self_arg is not None:
             positional.append(self.self_arg.argument)
@@ -309,6 +324,7 @@ class Arguments:
         values["flat_kwarg_only"] = kwarg_only
         values["flat_non_out"] = positional + kwarg_only
         values["flat_all"] = positional + kwarg_only + [*self.out]
+        values["non_out"] = (*self.positional, *self.kwarg_only)
 
     @staticmethod
     def parse(text: str, offset: int = 0) -> Arguments:
@@ -352,24 +368,6 @@ class Arguments:
             out=tuple(out),
         )
 
-    # Built in __post_init__; the descriptors only declare them.
-    @cached
-    def flat_positional(self) -> Sequence[Argument]:
-        raise AssertionError("set in __post_init__")
-
-    @cached
-    def flat_kwarg_only(self) -> Sequence[Argument]:
-        """Keyword-only arguments, not counting the out arguments."""
-        raise AssertionError("set in __post_init__")
-
-    @cached
-    def flat_non_out(self) -> Sequence[Argument]:
-        raise AssertionError("set in __post_init__")
-
-    @cached
-    def flat_all(self) -> Sequence[Argument]:
-        raise AssertionError("set in __post_init__")
-
     @property
     def post_self_positional_mutable(self) -> Sequence[Argument]:
         return [a for a in self.post_self_positional if a.is_write]
@@ -385,12 +383,8 @@ class Arguments:
         return [*self.pre_tensor_options_kwarg_only, *options, *self.post_tensor_options_kwarg_only]
 
     @property
-    def non_out(self) -> Sequence[Argument | SelfArgument | TensorOptionsArguments]:
-        return [*self.positional, *self.kwarg_only]
-
-    @property
     def all(self) -> Sequence[Argument | SelfArgument | TensorOptionsArguments]:
-        return [*self.positional, *self.kwarg_only, *self.out]
+        return [*self.non_out, *self.out]
 
     def mutable_arg_names(self) -> list[str]:
         return [a.name for a in self.flat_all if a.is_write]
@@ -404,8 +398,10 @@ class Arguments:
         return base in self._non_out_base_tys
 
     @cached
-    def _non_out_base_tys(self) -> frozenset[BaseTy | None]:
-        return frozenset([a.type.base_ty for a in self.flat_non_out])
+    def _non_out_base_tys(self) -> tuple[BaseTy | None, ...]:
+        # A tuple: `in` compares enum members by identity, while a set would
+        # hash them (`Enum.__hash__` is Python code).
+        return tuple([a.type.base_ty for a in self.flat_non_out])
 
     def has_tensor_arg(self) -> bool:
         """Any Tensor-like input (out arguments do not count)."""
@@ -477,11 +473,11 @@ class Arguments:
 
     @cached
     def _text(self) -> str:
-        parts = [str(a) for a in self.flat_positional]
+        parts = [a._text for a in self.flat_positional]
         if self.flat_kwarg_only or self.out:
             parts.append("*")
-        parts.extend(str(a) for a in self.flat_kwarg_only)
-        parts.extend(str(a) for a in self.out)
+        parts += [a._text for a in self.flat_kwarg_only]
+        parts += [a._text for a in self.out]
         return ", ".join(parts)
 
 

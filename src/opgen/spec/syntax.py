@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Callable, Iterator
-from typing import TypeVar, cast
+from typing import Any, TypeVar
 
 from opgen.diagnostics import Location, SpecError
 
@@ -33,7 +33,7 @@ T = TypeVar("T")
 
 
 @functools.lru_cache(maxsize=8192)
-def _memo(parse: Callable[[str], object], text: str) -> object:
+def _memo(parse: Callable[[str], object], text: str) -> Any:
     return parse(text)
 
 
@@ -48,10 +48,11 @@ def memoized_parse(parse: Callable[[str], T], text: str, offset: int) -> T:
     depends on its contents.
     """
     try:
-        return cast(T, _memo(parse, text))
+        parsed: T = _memo(parse, text)  # typed by assignment: `cast` would cost a call
     except SchemaError as error:
         error.offset += offset
         raise
+    return parsed
 
 
 IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
