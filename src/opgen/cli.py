@@ -13,11 +13,11 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import NoReturn, TextIO
 
 from opgen import __version__
 from opgen.diagnostics import Diagnostic, SpecError, render
+from opgen.jobs import add_jobs_argument, default_jobs
 from opgen.spec import Spec, load_spec
 from opgen.targets.aten import command as aten_command
 from opgen.targets.torch_library import command as library_command
@@ -31,8 +31,10 @@ class SpecPaths:
 
 def bundled_example() -> SpecPaths:
     """The example spec shipped with opgen."""
-    root = Path(__file__).parent / "examples"  # package data, installed as plain files
-    return SpecPaths(str(root / "native_functions.yaml"), str(root / "tags.yaml"))
+    # Package data, installed as plain files. (`os.path`: importing pathlib would
+    # cost every command a few milliseconds.)
+    root = os.path.join(os.path.dirname(__file__), "examples")
+    return SpecPaths(os.path.join(root, "native_functions.yaml"), os.path.join(root, "tags.yaml"))
 
 
 def spec_paths(native: str | None, tags: str | None) -> SpecPaths:
@@ -95,6 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="add each function's declarations: cpp, cpp_method, dispatcher, native, "
         "python and python_pyi",
     )
+    add_jobs_argument(dump, "the records")
     dump.set_defaults(run=run_dump)
 
     aten = commands.add_parser(
@@ -174,12 +177,13 @@ def _check_library(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def run_dump(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from opgen.dump import dump_lines  # json is not needed by the other commands
+    from opgen.dump import dump_chunks  # json is not needed by the other commands
 
     spec = _load(args)
     _report(spec.warnings, err)
-    for line in dump_lines(spec, signatures=args.signatures):
-        out.write(line + "\n")
+    workers = default_jobs() if args.jobs is None else args.jobs
+    for text in dump_chunks(spec, signatures=args.signatures, workers=workers):
+        out.write(text)
     return 0
 
 

@@ -6,16 +6,24 @@ two can be compared key by key (see tests/conformance).
 A dump renders thousands of small records, so `dump_lines` keeps what records
 share for the length of the run (a `_Dump`): the text of each dispatch key,
 each function's signatures (`SignatureSet`) and one JSON encoder.
+
+Records are independent, so `dump_chunks` renders them in forked workers
+(`opgen.forked`, as the ATen target renders its files): each takes runs of
+consecutive functions and returns their lines as one text, and the texts come
+back in spec order, so the output does not depend on the number of workers.
 """
 
 from __future__ import annotations
 
+import functools
+import itertools
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from opgen.api.cpp import CppSignatureGroup
 from opgen.api.signatures import FunctionSignatures, SignatureSet
+from opgen.forked import ForkedFailure, run_forked
 from opgen.spec.backend import BackendMetadata
 from opgen.spec.keys import DispatchKey
 from opgen.spec.model import Spec
@@ -32,14 +40,31 @@ def signature_record(spec: Spec, sigs: FunctionSignatures) -> dict[str, Any]:
 
 
 def dump_lines(spec: Spec, *, signatures: bool = False) -> Iterator[str]:
-    dump = _Dump(spec)
-    signature_set = SignatureSet()
-    for f in spec.functions:
-        kernels = spec.kernels(f)
-        record = dump.function_record(f, kernels)
-        if signatures:
-            record.update(dump.signature_record(signature_set.of(f), kernels))
-        yield dump.encode(record)
+    return _Dump(spec).lines(spec.functions, signatures)
+
+
+def dump_chunks(spec: Spec, *, signatures: bool = False, workers: int = 1) -> list[str]:
+    """`dump_lines`, each line ending in a newline, joined into texts in spec order.
+
+    Rendered in `workers` processes; the concatenated texts are the same for any number.
+    """
+    dump = _Dump(spec)  # each worker fills its own copy
+    functions = spec.functions
+
+    def render(start: int, stop: int) -> str:
+        return "".join([line + "\n" for line in dump.lines(functions[start:stop], signatures)])
+
+    # Several runs per worker, so that one that finishes early takes more.
+    count = max(1, min(len(functions), 1 if workers == 1 else _RUNS_PER_WORKER * workers))
+    bounds = [len(functions) * i // count for i in range(count + 1)]
+    tasks = [functools.partial(render, *run) for run in itertools.pairwise(bounds)]
+    try:
+        return run_forked(tasks, workers)
+    except ForkedFailure as failure:  # a bug: show the error itself
+        raise failure.error from None
+
+
+_RUNS_PER_WORKER = 8
 
 
 class _Dump:
@@ -54,6 +79,15 @@ class _Dump:
         # escaping (faster), and again with `json.dumps` a line that is not ASCII.
         # Records are trees, so there are no cycles to check for.
         self._encoder = json.JSONEncoder(ensure_ascii=False, check_circular=False)
+        self._signatures = SignatureSet()
+
+    def lines(self, functions: Iterable[NativeFunction], signatures: bool) -> Iterator[str]:
+        for f in functions:
+            kernels = self.spec.kernels(f)
+            record = self.function_record(f, kernels)
+            if signatures:
+                record.update(self.signature_record(self._signatures.of(f), kernels))
+            yield self.encode(record)
 
     def encode(self, record: dict[str, Any]) -> str:
         """`json.dumps(record)`, byte for byte."""

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from opgen.cli import build_parser, main
-from opgen.targets.aten.command import default_jobs, options_from
+from opgen.jobs import default_jobs
+from opgen.targets.aten.command import options_from
 
 
 def run(*argv: str) -> tuple[int, str]:

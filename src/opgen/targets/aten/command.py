@@ -8,9 +8,9 @@ their arguments.
 from __future__ import annotations
 
 import argparse
-import os
 from typing import TextIO
 
+from opgen.jobs import add_jobs_argument, default_jobs
 from opgen.targets.aten.options import AtenOptions, Generate
 
 _DEFAULTS = AtenOptions()
@@ -125,35 +125,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="generate C shims for an out-of-tree spec, extending the in-tree ones",
     )
-    add(  # opgen's own: not a flag of torchgen.gen
-        "-j",
-        "--jobs",
-        type=_positive_int,
-        default=None,
-        metavar="N",
-        help="render the files in N processes (default: one per available core, at most "
-        f"{_MAX_DEFAULT_JOBS}); the output does not depend on it",
-    )
-
-
-_MAX_DEFAULT_JOBS = 4
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a positive integer, not {text!r}")
-    return value
-
-
-def default_jobs() -> int:
-    """One process per core this process may run on, at most `_MAX_DEFAULT_JOBS`."""
-    affinity = getattr(os, "sched_getaffinity", None)
-    cores = len(affinity(0)) if affinity is not None else os.cpu_count() or 1
-    return max(1, min(cores, _MAX_DEFAULT_JOBS))
+    add_jobs_argument(parser, "the files")  # opgen's own: not a flag of torchgen.gen
 
 
 def options_from(args: argparse.Namespace) -> AtenOptions:
