@@ -12,18 +12,18 @@ import os
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from typing import NoReturn, TextIO
 
 from opgen import __version__
 from opgen.diagnostics import Diagnostic, SpecError, render
+from opgen.frozen import frozen
 from opgen.jobs import add_jobs_argument, default_jobs
 from opgen.spec import Spec, load_spec
 from opgen.targets.aten import command as aten_command
 from opgen.targets.torch_library import command as library_command
 
 
-@dataclass(frozen=True)
+@frozen
 class SpecPaths:
     native: str
     tags: str | None

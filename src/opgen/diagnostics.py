@@ -15,14 +15,12 @@ never a user error.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Literal
 
-from opgen.cached import fast_init
+from opgen.frozen import frozen
 
 
-@fast_init
-@dataclass(frozen=True)
+@frozen
 class Location:
     """A 1-based position in a source file; `col` and `length` are optional."""
 
@@ -42,7 +40,7 @@ class Location:
         return Location(self.file, self.line, col, max(length, 1))
 
 
-@dataclass(frozen=True)
+@frozen
 class Diagnostic:
     location: Location | None
     message: str

@@ -52,11 +52,11 @@ import re
 import secrets
 import stat
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Protocol, TypeAlias, TypeVar
 
 from opgen.forked import MAX_TASKS, ForkedFailure, run_forked
+from opgen.frozen import frozen
 
 T = TypeVar("T")
 
@@ -125,7 +125,7 @@ def _relative(path: str) -> PurePosixPath:
     return rel
 
 
-@dataclass(frozen=True)
+@frozen
 class _Entry:
     text: Text
     listed: bool  # named in the dependency list (Everything files are not)
@@ -305,7 +305,7 @@ def dependency_files(depfile: str | Path, sets: Iterable[tuple[str, OutputSet]])
     return lists
 
 
-@dataclass(frozen=True)
+@frozen
 class WriteReport:
     files: tuple[Path, ...]  # every file the sets produce, sorted (dry run too)
     changed: tuple[Path, ...]  # files whose content changed, so were written

@@ -38,11 +38,12 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from itertools import chain, repeat
 from types import MappingProxyType
 
 from opgen.diagnostics import Diagnostic, Location
+from opgen.frozen import frozen
 
 __all__ = ["Placeholder", "Template", "TemplateKeyError"]
 
@@ -63,7 +64,7 @@ _concat = chain.from_iterable
 _ASCII_SPACES = " \t\x1f"
 
 
-@dataclass(frozen=True)
+@frozen
 class Placeholder:
     """One `$name` of a template, where it is and how it renders."""
 
@@ -177,7 +178,7 @@ def _render_block(prefix: str, value: object) -> str:
     return "\n".join(lines).rstrip()
 
 
-@dataclass(frozen=True, eq=False)
+@frozen(eq=False)
 class Template:
     """A parsed template. Build it once; `substitute` as often as needed."""
 

@@ -20,7 +20,6 @@ Names may collide between overloads; C++ overloading resolves them.
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 
 from opgen.api.types import (
     BOOL,
@@ -61,7 +60,8 @@ from opgen.api.types import (
     TupleCType,
     VectorCType,
 )
-from opgen.cached import cached, fast_init
+from opgen.cached import cached
+from opgen.frozen import frozen
 from opgen.spec.arguments import (
     Argument,
     Arguments,
@@ -444,8 +444,7 @@ def _arguments(
 # -- signatures --------------------------------------------------------------------
 
 
-@fast_init
-@dataclass(frozen=True, eq=False)
+@frozen(eq=False)
 class CppSignature(RenderedParameters):
     """One overload of a function in the C++ API (see the module doc for the forms)."""
 
@@ -521,8 +520,7 @@ def _with_dispatch_key_set(params: str) -> str:
     return f"{key_set}, {params}" if params else key_set
 
 
-@fast_init
-@dataclass(frozen=True, eq=False)
+@frozen(eq=False)
 class CppSignatureGroup:
     """Every C++ API overload of one function.
 

@@ -13,8 +13,6 @@ Out-of-tree backends implement their kernels in this convention.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from opgen.api import cpp
 from opgen.api.types import (
     ArgumentStyle,
@@ -27,7 +25,8 @@ from opgen.api.types import (
     RenderedParameters,
     SchemaArgument,
 )
-from opgen.cached import cached, fast_init
+from opgen.cached import cached
+from opgen.frozen import frozen
 from opgen.spec.arguments import Argument, Arguments, Return
 from opgen.spec.schema import FunctionSchema
 
@@ -104,8 +103,7 @@ def returns_type(rs: tuple[Return, ...], *, style: ArgumentStyle) -> CType:
     return cpp.returns_type(rs, style=style)
 
 
-@fast_init
-@dataclass(frozen=True, eq=False)
+@frozen(eq=False)
 class DispatcherSignature(RenderedParameters):
     func: FunctionSchema
     style: ArgumentStyle

@@ -16,8 +16,6 @@ Out-of-tree backends implement the dispatcher API instead (`kernel_signature`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from opgen.api import cpp, dispatcher, translate
 from opgen.api.dispatcher import DispatcherSignature
 from opgen.api.types import (
@@ -42,7 +40,8 @@ from opgen.api.types import (
     RenderedParameters,
     SchemaArgument,
 )
-from opgen.cached import cached, fast_init
+from opgen.cached import cached
+from opgen.frozen import frozen
 from opgen.spec.arguments import Argument, Arguments, SelfArgument, TensorOptionsArguments
 from opgen.spec.backend import BackendIndex
 from opgen.spec.native import NativeFunction
@@ -138,8 +137,7 @@ def _derive(
     return memo.parameters(("native", is_out, symint, style.key), ordered, convert)
 
 
-@fast_init
-@dataclass(frozen=True, eq=False)
+@frozen(eq=False)
 class NativeSignature(RenderedParameters):
     func: FunctionSchema
     symint: bool

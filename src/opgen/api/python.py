@@ -22,11 +22,12 @@ constant arguments.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 
 from opgen.api import cpp, pyi
 from opgen.api.types import BindingMemo
-from opgen.cached import cached, fast_init
+from opgen.cached import cached
+from opgen.frozen import frozen
 from opgen.spec.arguments import Argument, Arguments, Return
 from opgen.spec.native import NativeFunction
 from opgen.spec.schema import FunctionSchema
@@ -47,8 +48,7 @@ _PYI_DEFAULTS = {
 _INT = BaseType(BaseTy.int)
 
 
-@fast_init
-@dataclass(frozen=True)
+@frozen
 class PythonArgument:
     name: str
     type: Type
@@ -114,8 +114,7 @@ class PythonArgument:
         return f"{name}: {type_str} = {_PYI_DEFAULTS.get(default, default)}"
 
 
-@fast_init
-@dataclass(frozen=True)
+@frozen
 class PythonOutArgument(PythonArgument):
     """The `out` keyword: one out tensor, or several packed into a tuple."""
 
@@ -134,8 +133,7 @@ class PythonOutArgument(PythonArgument):
         return PythonOutArgument("out", packed, "None", None, outputs)
 
 
-@fast_init
-@dataclass(frozen=True)
+@frozen
 class PythonSignature:
     name: str  # the base name, without overload or inplace suffix handling
     input_args: tuple[PythonArgument, ...]  # positional
@@ -230,7 +228,7 @@ class PythonSignature:
         return formals
 
 
-@dataclass(frozen=True)
+@frozen
 class PythonSignatureDeprecated(PythonSignature):
     """A deprecated argument order, bound to the operator it calls."""
 
@@ -258,7 +256,7 @@ class PythonSignatureDeprecated(PythonSignature):
         return None  # the stubs have no vararg forms of deprecated signatures
 
 
-@dataclass(frozen=True)
+@frozen
 class PythonSignatureNativeFunctionPair:
     """A Python signature and the function it calls (one function may have several)."""
 
@@ -266,7 +264,7 @@ class PythonSignatureNativeFunctionPair:
     function: NativeFunction
 
 
-@dataclass(frozen=True)
+@frozen
 class PythonSignatureGroup:
     """A function and its out= variant, parsed by one signature with an optional `out`."""
 

@@ -8,7 +8,7 @@ thread-local state come from the function itself (`ArgumentStyle.of`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from opgen.api import cpp
 from opgen.api.cpp import CppSignatureGroup
@@ -16,7 +16,8 @@ from opgen.api.dispatcher import DispatcherSignature
 from opgen.api.native import NativeSignature
 from opgen.api.python import PythonSignature, signature
 from opgen.api.types import ArgumentStyle, BindingMemo, R, Result
-from opgen.cached import cached, fast_init
+from opgen.cached import cached
+from opgen.frozen import frozen
 from opgen.spec.backend import BackendMetadata
 from opgen.spec.keys import Variant
 from opgen.spec.native import NativeFunction
@@ -36,8 +37,7 @@ class SignatureSet:
         return found
 
 
-@fast_init
-@dataclass(frozen=True, eq=False)
+@frozen(eq=False)
 class FunctionSignatures:
     f: NativeFunction
     memo: BindingMemo | None = None

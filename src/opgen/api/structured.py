@@ -19,8 +19,6 @@ after the other inputs.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from opgen.api import cpp
 from opgen.api.types import (
     CONST_SCALAR_REF,
@@ -39,6 +37,7 @@ from opgen.api.types import (
     NamedCType,
     OptionalCType,
 )
+from opgen.frozen import frozen
 from opgen.spec.arguments import Argument, SelfArgument, TensorOptionsArguments
 from opgen.spec.groups import NativeFunctionsGroup
 from opgen.spec.types import BaseTy, BaseType, ListType, OptionalType, Type
@@ -114,7 +113,7 @@ def out_arguments(g: NativeFunctionsGroup) -> list[Binding]:
     return _bindings(tuple(g.out.func.arguments.out))
 
 
-@dataclass(frozen=True, eq=False)
+@frozen(eq=False)
 class StructuredImplSignature:
     """`TORCH_IMPL_FUNC(add_out)(const at::Tensor & self, ...)`."""
 

@@ -21,11 +21,12 @@ group). Here they are an explicit argument.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeAlias, TypeVar
 
-from opgen.cached import cached, fast_init
+from opgen.cached import cached
+from opgen.frozen import frozen
 
 if TYPE_CHECKING:
     from opgen.spec.arguments import Argument, Return, SelfArgument, TensorOptionsArguments
@@ -49,7 +50,7 @@ class CType:
         return self.cpp_type()
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class BaseCType(CType):
     """A named type, spelled with its namespace: `at::Tensor`, `int64_t`."""
 
@@ -62,7 +63,7 @@ class BaseCType(CType):
         return self
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class ConstRefCType(CType):
     elem: CType
 
@@ -75,7 +76,7 @@ class ConstRefCType(CType):
         return self.elem.remove_const_ref()
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class MutRefCType(CType):
     elem: CType
 
@@ -88,7 +89,7 @@ class MutRefCType(CType):
         return self.elem.remove_const_ref()
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class OptionalCType(CType):
     elem: CType
 
@@ -99,7 +100,7 @@ class OptionalCType(CType):
         return OptionalCType(self.elem.remove_const_ref())
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class VectorCType(CType):
     elem: CType
 
@@ -110,7 +111,7 @@ class VectorCType(CType):
         return VectorCType(self.elem.remove_const_ref())
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class ArrayCType(CType):
     """`::std::array<T,N>`: fixed-size lists of bool (`bool[3]`)."""
 
@@ -124,7 +125,7 @@ class ArrayCType(CType):
         return ArrayCType(self.elem.remove_const_ref(), self.size)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class ArrayRefCType(CType):
     elem: CType
 
@@ -135,7 +136,7 @@ class ArrayRefCType(CType):
         return ArrayRefCType(self.elem.remove_const_ref())
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class ListCType(CType):
     """`c10::List<T>`: the boxed list type, used for `Tensor?[]`."""
 
@@ -148,7 +149,7 @@ class ListCType(CType):
         return ListCType(self.elem.remove_const_ref())
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class TupleCType(CType):
     elems: tuple[CType, ...]
 
@@ -159,7 +160,7 @@ class TupleCType(CType):
         return TupleCType(tuple(e.remove_const_ref() for e in self.elems))
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class VectorizedCType(CType):
     """`at::vec::Vectorized<T>`: the SIMD type of ufunc inner loops."""
 
@@ -244,7 +245,7 @@ class SpecialArgName(Enum):
 ArgName = str | SpecialArgName
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class NamedCType:
     name: ArgName
     type: CType
@@ -259,8 +260,7 @@ class NamedCType:
         return NamedCType(name, self.type)
 
 
-@fast_init
-@dataclass(frozen=True)
+@frozen
 class Binding:
     """One C++ parameter: `const at::Tensor & self`, `int64_t dim=-1`."""
 
@@ -298,7 +298,7 @@ class Binding:
         return Binding(name, self.nctype, self.argument, self.default)
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Expr:
     """A C++ expression and the named type it has: what `translate` produces."""
 
@@ -306,7 +306,7 @@ class Expr:
     type: NamedCType
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class ArgumentStyle:
     """How a function passes mutable tensors and tensor lists (see the module doc)."""
 

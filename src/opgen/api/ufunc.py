@@ -27,7 +27,6 @@ functional schema; any other type is a located `SpecError`.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from opgen.api import cpp, structured
 from opgen.api.translate import translate
@@ -40,6 +39,7 @@ from opgen.api.types import (
     NamedCType,
 )
 from opgen.diagnostics import SpecError
+from opgen.frozen import frozen
 from opgen.spec.arguments import Argument
 from opgen.spec.groups import NativeFunctionsGroup
 from opgen.spec.keys import DispatchKey
@@ -93,7 +93,7 @@ def ufunc_arguments(g: NativeFunctionsGroup, compute_t: CType) -> list[Binding]:
     ]
 
 
-@dataclass(frozen=True)
+@frozen
 class UfunctorBindings:
     ctor: list[Binding]
     apply: list[Binding]
@@ -125,7 +125,7 @@ def ufunctor_arguments(g: NativeFunctionsGroup, scalar_tensor_idx: int | None) -
     return UfunctorBindings(ctor, apply)
 
 
-@dataclass(frozen=True, eq=False)
+@frozen(eq=False)
 class UfunctorSignature:
     """`template <typename scalar_t> struct CUDAFunctor_add { ... }`."""
 
@@ -153,7 +153,7 @@ class UfunctorSignature:
         return f"{SCALAR_T.cpp_type()} operator()({params}) const"
 
 
-@dataclass(frozen=True, eq=False)
+@frozen(eq=False)
 class UfuncSignature:
     """A call of the inner loop `ufunc::<name>` with arguments of type `compute_t`."""
 
@@ -169,7 +169,7 @@ class UfuncSignature:
         return f"{self.name}({args})"
 
 
-@dataclass(frozen=True, eq=False)
+@frozen(eq=False)
 class StubSignature:
     """The DispatchStub of a ufunc group: `add_stub`, of type `add_fn`, kernel `add_kernel`."""
 

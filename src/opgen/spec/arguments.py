@@ -10,10 +10,11 @@ keyword-only arguments, always last).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TypeVar
 
-from opgen.cached import cached, fast_init
+from opgen.cached import cached
+from opgen.frozen import frozen
 from opgen.spec.syntax import IDENTIFIER, SchemaError, memoized_parse
 from opgen.spec.types import (
     Annotation,
@@ -26,8 +27,7 @@ from opgen.spec.types import (
 )
 
 
-@fast_init
-@dataclass(frozen=True)
+@frozen
 class Argument:
     name: str
     type: Type
@@ -90,8 +90,7 @@ def _parse_argument(text: str) -> Argument:
     return Argument(name, type, default, annotation)
 
 
-@fast_init
-@dataclass(frozen=True)
+@frozen
 class Return:
     name: str | None
     type: Type
@@ -158,15 +157,14 @@ def _parse_return(text: str) -> Return:
     return Return(name_or_none, type, annotation)
 
 
-@fast_init
-@dataclass(frozen=True)
+@frozen
 class SelfArgument:
     """The `self` argument: the Tensor a method is called on."""
 
     argument: Argument
 
 
-@dataclass(frozen=True)
+@frozen
 class TensorOptionsArguments:
     """dtype, layout, device and pin_memory, which the C++ API packs into one value."""
 
@@ -284,8 +282,7 @@ def _group_tensor_options(
     return pre_options, options
 
 
-@fast_init
-@dataclass(frozen=True)
+@frozen
 class Arguments:
     pre_self_positional: tuple[Argument, ...]
     self_arg: SelfArgument | None

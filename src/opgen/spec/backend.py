@@ -9,10 +9,9 @@ operators after the fact and may make different choices (e.g. structured-ness).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from opgen.cached import fast_init
+from opgen.frozen import frozen
 from opgen.spec.keys import DispatchKey, needs_device_guard
 from opgen.spec.schema import FunctionSchema, OperatorName
 
@@ -33,8 +32,7 @@ def default_kernel_name(func: FunctionSchema) -> str:
     return f"{base}_out" if func.is_out_fn() else base
 
 
-@fast_init
-@dataclass(frozen=True)
+@frozen
 class BackendMetadata:
     kernel: str  # the kernel's name, without namespace
     structured: bool  # implemented as a structured (meta + impl) kernel
@@ -51,7 +49,7 @@ class BackendMetadata:
         return "_symint" in self.kernel
 
 
-@dataclass(frozen=True)
+@frozen
 class BackendIndex:
     dispatch_key: DispatchKey
     use_out_as_primary: bool  # structured groups are implemented by their out= kernel

@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from opgen.diagnostics import Diagnostic, Location, SpecError
+from opgen.frozen import frozen
 from opgen.spec.load import YamlDocument, YamlList, YamlMap, load_yaml
 from opgen.spec.native import NativeFunction
 from opgen.spec.schema import FunctionSchema
@@ -33,14 +33,14 @@ _OUTPUT_KEY = re.compile(r"result\d*")
 _GRADS_INDEX = re.compile(r"(?<![\w.])grads\[(\d+)\]")
 
 
-@dataclass(frozen=True)
+@frozen
 class Formula:
     inputs: tuple[str, ...]  # the inputs whose gradients it computes, in key order
     text: str
     location: Location  # of the formula text
 
 
-@dataclass(frozen=True)
+@frozen
 class Derivative:
     function: NativeFunction
     formulas: tuple[Formula, ...]

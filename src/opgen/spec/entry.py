@@ -9,10 +9,10 @@ dispatch table. Every error points at the key or value at fault.
 from __future__ import annotations
 
 from collections.abc import Iterator, Set
-from dataclasses import dataclass
 from typing import TypeVar
 
 from opgen.diagnostics import Location, SpecError
+from opgen.frozen import frozen
 from opgen.spec.backend import DEFAULT_KERNEL_NAMESPACE, BackendMetadata, default_kernel_name
 from opgen.spec.keys import (
     COMPOSITE_DISPATCH_KEYS,
@@ -60,7 +60,7 @@ KNOWN_KEYS = frozenset(
 Dispatch = dict[DispatchKey, BackendMetadata]
 
 
-@dataclass(frozen=True)
+@frozen
 class EntryOptions:
     valid_tags: Set[str]
     ignore_keys: Set[DispatchKey] = frozenset()

@@ -14,16 +14,16 @@ member at fault.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
 
 from opgen.diagnostics import SpecError
+from opgen.frozen import frozen
 from opgen.spec.autogen import PreGroup
 from opgen.spec.keys import SchemaKind, ViewSchemaKind
 from opgen.spec.native import NativeFunction
 from opgen.spec.schema import BaseOperatorName, FunctionSchema, OperatorName
 
 
-@dataclass(frozen=True, eq=False)
+@frozen(eq=False)
 class NativeFunctionsGroup:
     functional: NativeFunction  # `op`, or derived `op_functional` for a mutable op
     inplace: NativeFunction | None  # `op_`
@@ -149,7 +149,7 @@ def group_functions(pre_groups: Iterable[PreGroup]) -> list[NativeFunction | Nat
     return result
 
 
-@dataclass(frozen=True, eq=False)
+@frozen(eq=False)
 class NativeFunctionsViewGroup:
     view: NativeFunction
     view_copy: NativeFunction | None  # absent for composite views

@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Set
-from dataclasses import dataclass
 from types import MappingProxyType
 
 from opgen.diagnostics import Location, SpecError
+from opgen.frozen import frozen
 from opgen.spec.keys import DispatchKey
 from opgen.spec.load import YamlMap
 
@@ -55,7 +55,7 @@ _MODULE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
 _ATTRIBUTE = re.compile(r"[A-Za-z_]\w*")
 
 
-@dataclass(frozen=True)
+@frozen
 class PythonRef:
     """A Python function named `module.path:function`, and where the spec names it."""
 
@@ -76,7 +76,7 @@ class PythonRef:
         return PythonRef(module, function, location)
 
 
-@dataclass(frozen=True)
+@frozen
 class OperatorExtensions:
     """What a library entry adds to PyTorch's spec language."""
 

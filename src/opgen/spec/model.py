@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import keyword
 from collections.abc import Mapping, Set
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import MappingProxyType
 
 from opgen.cached import cached
 from opgen.diagnostics import Diagnostic, SpecError
+from opgen.frozen import frozen
 from opgen.spec.arguments import Argument
 from opgen.spec.autogen import PreGroup, derive_functions, pre_group
 from opgen.spec.backend import BackendIndex, BackendMetadata
@@ -44,7 +45,7 @@ KEYWORD_ARGUMENT_EXCEPTIONS = frozenset(
 INPLACE_VIEW_EXCEPTIONS = frozenset({"resize_", "resize_as_"})
 
 
-@dataclass(frozen=True)
+@frozen
 class Spec:
     functions: tuple[NativeFunction, ...]  # entries in spec order, then derived ones
     backend_indices: Mapping[DispatchKey, BackendIndex]
@@ -79,7 +80,7 @@ class Spec:
 _NO_KERNELS: Mapping[DispatchKey, BackendMetadata] = MappingProxyType({})
 
 
-@dataclass(frozen=True)
+@frozen
 class LoadOptions:
     ignore_keys: Set[DispatchKey] = frozenset()  # dispatch entries to drop, e.g. MPS
     library: bool = False  # read the library dialect (opgen.spec.library)

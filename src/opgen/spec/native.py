@@ -13,18 +13,18 @@ entries live in `opgen.spec.model`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
-from opgen.cached import cached, fast_init
+from opgen.cached import cached
 from opgen.diagnostics import Location, SpecError
+from opgen.frozen import frozen
 from opgen.spec.keys import DeviceCheckType, SchemaKind, UfuncKey, Variant, ViewSchemaKind
 from opgen.spec.library import NO_EXTENSIONS, OperatorExtensions
 from opgen.spec.precompute import Precompute, UfuncInnerLoop
 from opgen.spec.schema import FunctionSchema, OperatorName
 
 
-@fast_init
-@dataclass(frozen=True, eq=False)
+@frozen(eq=False)
 class NativeFunction:
     """One operator overload. Compared and hashed by identity."""
 

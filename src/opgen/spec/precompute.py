@@ -14,8 +14,8 @@ with the dtypes it supports: `add (AllAndComplex, BFloat16, Half)`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 
+from opgen.frozen import frozen
 from opgen.spec.arguments import Argument
 from opgen.spec.keys import DTYPE_CLASSES, ScalarType, UfuncKey
 from opgen.spec.syntax import SchemaError
@@ -23,7 +23,7 @@ from opgen.spec.syntax import SchemaError
 _REPLACES = " -> "
 
 
-@dataclass(frozen=True)
+@frozen
 class Precompute:
     replace: Mapping[str, tuple[Argument, ...]]  # kernel argument -> what replaces it
     add: tuple[Argument, ...]  # added without replacing anything
@@ -92,7 +92,7 @@ def _parse_line_arguments(
     return tuple(args)
 
 
-@dataclass(frozen=True)
+@frozen
 class UfuncInnerLoop:
     name: str
     supported_dtypes: tuple[ScalarType, ...]  # in spec order, no repeats

@@ -16,9 +16,9 @@ import itertools
 import re
 import string
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 
-from opgen.cached import cached, fast_init
+from opgen.cached import cached
+from opgen.frozen import frozen
 from opgen.spec.arguments import Argument, Arguments, Return, parse_arguments
 from opgen.spec.keys import SchemaKind
 from opgen.spec.syntax import IDENTIFIER, OVERLOAD, SchemaError, memoized_parse, split_items
@@ -42,8 +42,7 @@ _FUNCTIONAL_SUFFIX = "_functional"
 _VIEW_COPY_SUFFIXES = ("_copy", "_scatter")  # stripped by view_signature()
 
 
-@fast_init
-@dataclass(frozen=True)
+@frozen
 class BaseOperatorName:
     """An operator name without its overload: `add`, `add_` (inplace), `__iand__`.
 
@@ -112,8 +111,7 @@ def _parse_base_operator_name(text: str) -> BaseOperatorName:
     return BaseOperatorName(base, inplace, dunder is not None, functional)
 
 
-@fast_init
-@dataclass(frozen=True)
+@frozen
 class OperatorName:
     name: BaseOperatorName
     overload_name: str
@@ -169,8 +167,7 @@ def _check_canonical(printed: str, text: str, offset: int, what: str) -> None:
 # -- function schemas ----------------------------------------------------------------
 
 
-@fast_init
-@dataclass(frozen=True)
+@frozen
 class FunctionSchema:
     name: OperatorName
     arguments: Arguments

@@ -31,11 +31,12 @@ a mapping as its keys; an operator key that is not a string (`1:`) matches nothi
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from opgen.diagnostics import Diagnostic, Location, SpecError
+from opgen.frozen import frozen
 from opgen.spec.load import YamlDocument, YamlMap, load_yaml, parse_yaml
 
 if TYPE_CHECKING:
@@ -52,7 +53,7 @@ def op_name_from_native_function(f: NativeFunction) -> str:
     return f"{f.namespace}::{f.func.name}"
 
 
-@dataclass(frozen=True)
+@frozen
 class SelectedOperator:
     """One entry of `operators:`; a name without overload may stand for all overloads."""
 
@@ -66,7 +67,7 @@ class SelectedOperator:
 _EMPTY: Mapping[Any, Any] = MappingProxyType({})
 
 
-@dataclass(frozen=True)
+@frozen
 class OperatorSelection:
     """The operators (and kernel dtypes, custom classes, features) a build includes."""
 

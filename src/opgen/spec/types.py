@@ -8,10 +8,10 @@ a), `a!` (written), `a -> *` (wildcard after), `a|b` (alias set).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from enum import Enum
 
-from opgen.cached import cached, fast_init
+from opgen.cached import cached
+from opgen.frozen import frozen
 from opgen.spec.syntax import SchemaError, memoized_parse
 
 # -- annotations ---------------------------------------------------------------
@@ -19,8 +19,7 @@ from opgen.spec.syntax import SchemaError, memoized_parse
 _ANNOTATION = re.compile(r"([a-z](?:\|[a-z])?)(!?)(?: -> (\*|[a-z](?:\|[a-z])*))?\Z")
 
 
-@fast_init
-@dataclass(frozen=True)
+@frozen
 class Annotation:
     """An alias annotation. `alias_set` has one name, or two for `a|b`."""
 
@@ -87,7 +86,7 @@ _CUSTOM_CLASS_PREFIX = "__torch__.torch.classes."
 _CUSTOM_CLASS_NAME = re.compile(r"[a-zA-Z0-9_.]+\Z")
 
 
-@dataclass(frozen=True)
+@frozen
 class Type:
     """A schema type: a `BaseType`, `OptionalType`, `ListType` or `CustomClassType`."""
 
@@ -164,8 +163,7 @@ def _parse_type(text: str, offset: int) -> Type:
     return BaseType(base)
 
 
-@fast_init
-@dataclass(frozen=True)
+@frozen
 class BaseType(Type):
     name: BaseTy
 
@@ -182,8 +180,7 @@ class BaseType(Type):
         return None
 
 
-@fast_init
-@dataclass(frozen=True)
+@frozen
 class OptionalType(Type):
     elem: Type
 
@@ -200,7 +197,7 @@ class OptionalType(Type):
         return self.elem.is_list_like()
 
 
-@dataclass(frozen=True)
+@frozen
 class CustomClassType(Type):
     """A TorchScript custom class, `__torch__.torch.classes.ns.Name`."""
 
@@ -219,8 +216,7 @@ class CustomClassType(Type):
         return None
 
 
-@fast_init
-@dataclass(frozen=True)
+@frozen
 class ListType(Type):
     """`T[]`, or `T[N]` with a fixed size (a size of 0 is written `T[]`)."""
 

@@ -32,10 +32,10 @@ from __future__ import annotations
 import difflib
 import os
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from opgen.api import cpp
 from opgen.diagnostics import Location, SpecError
+from opgen.frozen import frozen
 from opgen.spec.backend import BackendIndex
 from opgen.spec.groups import NativeFunctionsGroup
 from opgen.spec.keys import CUDA_DISPATCH_KEYS, DispatchKey, Variant
@@ -174,7 +174,7 @@ def _backend_call(f: NativeFunction, index: BackendIndex | None) -> str:
     return f"at::{name}"
 
 
-@dataclass(frozen=True)
+@frozen
 class _AbiVersion:
     """One version of a function across the C ABI, the same for every backend."""
 

@@ -27,16 +27,16 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from opgen.diagnostics import Location, SpecError
+from opgen.frozen import frozen
 
 TABLES = ("inductor_fallback_ops", "aten_shimified_ops")
 _VERSION = re.compile(r"^TORCH_VERSION_\d+_\d+_\d+$")
 
 
-@dataclass(frozen=True)
+@frozen
 class OpVersions:
     """One operator's entry: argument names added by each version, and version gates."""
 
@@ -44,7 +44,7 @@ class OpVersions:
     since: Mapping[int, str]  # version -> TORCH_VERSION_X_Y_Z, for gated versions
 
 
-@dataclass(frozen=True)
+@frozen
 class FallbackEntry:
     info: object  # the literal value, checked by `versions`
     location: Location
@@ -100,7 +100,7 @@ class FallbackEntry:
         return value
 
 
-@dataclass(frozen=True)
+@frozen
 class FallbackTables:
     path: str
     inductor_fallback_ops: Mapping[str, FallbackEntry]

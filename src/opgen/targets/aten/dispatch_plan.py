@@ -34,11 +34,11 @@ namespace with `::native` dropped (`at`), and the declarations to it with
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 
 from opgen.api.cpp import CppSignatureGroup
 from opgen.api.signatures import SignatureSet
+from opgen.frozen import frozen
 from opgen.output import OutputSet
 from opgen.spec.backend import DEFAULT_KERNEL_NAMESPACE, BackendIndex, BackendMetadata
 from opgen.spec.groups import NativeFunctionsGroup
@@ -58,7 +58,7 @@ class Mode(Enum):
     structured = "structured"  # the meta()/impl() class of a structured group
 
 
-@dataclass(frozen=True, slots=True)
+@frozen(slots=True)
 class Planned:
     f: NativeFunction
     mode: Mode

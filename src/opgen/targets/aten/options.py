@@ -9,9 +9,9 @@ when a derived set says it better.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 
+from opgen.frozen import frozen
 from opgen.spec.keys import DispatchKey, is_generic_dispatch_key
 
 K = DispatchKey
@@ -74,7 +74,7 @@ class Generate(Enum):
     declarations_yaml = "declarations_yaml"
 
 
-@dataclass(frozen=True)
+@frozen
 class AtenOptions:
     source_path: str = "aten/src/ATen"
     output_dependencies: str | None = None

@@ -8,10 +8,11 @@ list (`-o`) names exactly the files torchgen's would.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from opgen.api.signatures import SignatureSet
+from opgen.frozen import frozen
 from opgen.output import OutputSet, TemplateDir
 from opgen.spec.backend import BackendIndex
 from opgen.spec.keys import DispatchKey
@@ -21,7 +22,7 @@ from opgen.targets.aten.options import AtenOptions
 from opgen.template import Template
 
 
-@dataclass(frozen=True)
+@frozen
 class AtenOutputs:
     cpu: OutputSet  # <install_dir>: the aggregate headers and most sources
     cpu_vec: OutputSet  # <install_dir>: vectorized ufunc kernels
@@ -64,7 +65,7 @@ class AtenOutputs:
         return [s.root for s in (self.core, self.ops, self.aoti, self.headeronly)]
 
 
-@dataclass(frozen=True, eq=False)
+@frozen(eq=False)
 class AtenRun:
     """Everything one run's emitters read, and the sets they fill."""
 

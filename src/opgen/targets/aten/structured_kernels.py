@@ -44,6 +44,7 @@ from opgen.api.types import (
     NamedCType,
 )
 from opgen.cached import cached
+from opgen.frozen import frozen
 from opgen.spec.backend import BackendIndex
 from opgen.spec.groups import NativeFunctionsGroup
 from opgen.spec.keys import DispatchKey, SchemaKind
@@ -107,7 +108,7 @@ def device_check(f: NativeFunction, wrapper_name: str) -> str:
     return "".join(lines)
 
 
-@dataclass(frozen=True, eq=False)
+@frozen(eq=False)
 class _Calls:
     """A member's meta() call and the calls after it: the same for every key."""
 

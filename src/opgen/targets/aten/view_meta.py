@@ -16,17 +16,16 @@ view group's view and copy variant (per-operator builds only).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from opgen.api import functionalization as fapi
 from opgen.api.translate import translate
 from opgen.api.types import ArgumentStyle
+from opgen.frozen import frozen
 from opgen.spec.groups import NativeFunctionsViewGroup
 from opgen.spec.native import NativeFunction
 from opgen.targets.aten.run import AtenRun
 
 
-@dataclass(frozen=True)
+@frozen
 class ViewMetaClass:
     """The `ViewMeta` specialization of one view (or inplace view) `f` of group `g`."""
 

@@ -16,16 +16,15 @@ functions for `torch.library.register_autograd`; formulas see `torch` too.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from opgen.api import dispatcher as dispatcher_api
 from opgen.api.signatures import FunctionSignatures
+from opgen.frozen import frozen
 from opgen.spec.arguments import Argument
 from opgen.spec.derivatives import Derivative, Formula, output_names, uses
 from opgen.spec.native import NativeFunction
 
 
-@dataclass(frozen=True)
+@frozen
 class AutogradKernel:
     code: str  # the Function and the kernel that applies it
     registration: str  # its `m.impl(...)` line

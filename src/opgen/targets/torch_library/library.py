@@ -12,10 +12,10 @@ from __future__ import annotations
 import ast
 import os
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from opgen.diagnostics import Diagnostic, Location, SpecError
+from opgen.frozen import frozen
 from opgen.spec.backend import BackendMetadata
 from opgen.spec.derivatives import Derivative, load_derivatives
 from opgen.spec.keys import DispatchKey, SchemaKind
@@ -31,7 +31,7 @@ _DATA_KEYS = (K.CPU, K.CUDA)
 _TRACEABLE_KEYS = (K.Meta, K.CompositeImplicitAutograd, K.CompositeExplicitAutograd)
 
 
-@dataclass(frozen=True)
+@frozen
 class LibraryPaths:
     spec: str
     tags: str | None = None
@@ -40,7 +40,7 @@ class LibraryPaths:
     python_path: tuple[str, ...] = ()  # where Python kernels live; default: the spec's directory
 
 
-@dataclass(frozen=True)
+@frozen
 class Library:
     namespace: str
     package: str

@@ -9,8 +9,7 @@ no default is a mutable list).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from opgen.frozen import frozen
 from opgen.spec.arguments import Argument
 from opgen.spec.native import NativeFunction
 from opgen.spec.types import BaseTy, BaseType, ListType, OptionalType, Type
@@ -54,7 +53,7 @@ _NAMED_DEFAULTS = {
 }
 
 
-@dataclass(frozen=True)
+@frozen
 class PythonParameter:
     name: str
     annotation: str
@@ -66,7 +65,7 @@ class PythonParameter:
         return text if self.default is None else f"{text} = {self.default}"
 
 
-@dataclass(frozen=True)
+@frozen
 class PythonSignature:
     parameters: tuple[PythonParameter, ...]
     returns: str
