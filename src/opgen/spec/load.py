@@ -1,9 +1,16 @@
 """YAML text to plain values that remember where they came from.
 
-PyYAML's C parser composes the node graph; `_Builder` turns it into ordinary
-Python values, except that mappings become `YamlMap` and sequences `YamlList`,
-which record the `Location` of every key, value and item. Duplicate keys, which
-PyYAML silently lets through, are errors here.
+Mappings become `YamlMap` and sequences `YamlList`, which give the `Location`
+of every key, value and item on demand (`opgen.spec.yaml_values`). Duplicate
+keys, which PyYAML silently lets through, are errors.
+
+Two readers give the same values and locations. Spec files are written in a
+small part of YAML (block mappings and sequences, one-line scalars, a few flow
+sequences and literal blocks), which `yaml_subset` reads in pure Python; any
+other document, including every one with an error, goes to PyYAML
+(`yaml_full`), imported only then. The fast path exists because reading is in
+the serial part of every run: importing PyYAML costs ~15 ms, and building
+values from its nodes ~50 ms on torch's spec.
 
 Reading a file reports a missing file, bytes that are not UTF-8, YAML syntax
 errors and an empty document as located `SpecError`s.
@@ -11,234 +18,11 @@ errors and an empty document as located `SpecError`s.
 
 from __future__ import annotations
 
-import functools
-import operator
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from opgen.diagnostics import Location, SpecError
+from opgen.spec.yaml_subset import read_subset
+from opgen.spec.yaml_values import YamlDocument, YamlList, YamlMap
 
-import yaml
-from yaml.constructor import SafeConstructor
-
-from opgen.cached import cached
-from opgen.diagnostics import Diagnostic, Location, SpecError
-
-try:
-    from yaml import CSafeLoader as _SafeLoader
-except ImportError:  # pragma: no cover - PyYAML built without libyaml
-    from yaml import SafeLoader as _SafeLoader  # type: ignore[assignment]
-
-_STR_TAG = "tag:yaml.org,2002:str"
-_ScalarNode = yaml.ScalarNode
-_MappingNode = yaml.MappingNode
-_MERGE_TAG = "tag:yaml.org,2002:merge"
-_QUOTED_STYLES = ("'", '"')
-
-
-class _Loader(_SafeLoader):
-    """The safe loader, with less Python work per node.
-
-    For every node (a spec has ~28,000) the composer calls three Python-level
-    resolver hooks: `descend_resolver(parent, index)`, `resolve(kind, value,
-    implicit)` and `ascend_resolver()`. Without path resolvers (PyYAML's safe
-    loader has none) the two path hooks do nothing, so C callables that do
-    nothing stand in for them; and the tag depends only on the arguments, so a
-    memo, owned by this loader and dropped with it, answers the repeats (keys,
-    kernel names, booleans) without a Python call.
-    """
-
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        if not self.yaml_path_resolvers:
-            hooks = self.__dict__
-            hooks["resolve"] = functools.lru_cache(maxsize=None)(self.resolve)
-            hooks["descend_resolver"] = operator.is_  # any C callable of two arguments
-            hooks["ascend_resolver"] = tuple  # any C callable of none
-
-
-class NodeLocations(Mapping[object, Location]):
-    """Locations of YAML nodes by key, computed only when asked for."""
-
-    def __init__(self, path: str, nodes: dict[object, yaml.Node]) -> None:
-        self._path = path
-        self._nodes = nodes
-
-    def __getitem__(self, key: object) -> Location:
-        return _location(self._path, self._nodes[key])
-
-    def __iter__(self) -> Iterator[object]:
-        return iter(self._nodes)
-
-    def __len__(self) -> int:
-        return len(self._nodes)
-
-
-class YamlMap(dict[object, object]):
-    """A mapping with the location of the mapping and of each key and value."""
-
-    path: str
-    node: yaml.Node
-    # The nodes of each key and value, by key (set by the builder).
-    key_nodes: dict[object, yaml.Node]
-    value_nodes: dict[object, yaml.Node]
-
-    @cached
-    def key_locations(self) -> Mapping[object, Location]:
-        return NodeLocations(self.path, self.key_nodes)
-
-    @cached
-    def value_locations(self) -> Mapping[object, Location]:
-        return NodeLocations(self.path, self.value_nodes)
-
-    @property
-    def location(self) -> Location:
-        return _location(self.path, self.node)
-
-    @property
-    def line(self) -> int:
-        return int(self.node.start_mark.line) + 1
-
-    def value_location(self, key: object) -> Location:
-        return self.value_locations.get(key, self.location)
-
-    def key_location(self, key: object) -> Location:
-        return self.key_locations.get(key, self.location)
-
-
-class YamlList(list[object]):
-    """A sequence with the location of the sequence and of each item."""
-
-    location: Location
-    item_locations: Mapping[object, Location]  # by index
-
-
-@dataclass(frozen=True)
-class YamlDocument:
-    path: str
-    text: str
-    root: object  # None for an empty document
-    location: Location  # where the document starts
-
-
-def _location(path: str, node: yaml.Node) -> Location:
-    mark = node.start_mark
-    col = mark.column + 1
-    if isinstance(node, yaml.ScalarNode) and node.style in _QUOTED_STYLES:
-        col += 1  # point inside the quotes, at the text itself
-    length = 1
-    if isinstance(node, yaml.ScalarNode) and node.end_mark.line == mark.line:
-        quotes = 2 if node.style in _QUOTED_STYLES else 0
-        length = max(1, node.end_mark.column - mark.column - quotes)
-    return Location(path, mark.line + 1, col, length)
-
-
-class _Builder:
-    def __init__(self, path: str) -> None:
-        self.path = path
-        self.errors: list[Diagnostic] = []
-        self._scalars = SafeConstructor()
-
-    def build(self, node: yaml.Node) -> object:
-        if isinstance(node, yaml.ScalarNode):
-            if node.tag == _STR_TAG:
-                return node.value
-            try:
-                return self._scalars.construct_object(node, deep=True)
-            except yaml.YAMLError as e:
-                self.errors.append(Diagnostic(_location(self.path, node), _problem(e)))
-                return node.value
-        if isinstance(node, yaml.SequenceNode):
-            items = YamlList(
-                self._build_map(item) if type(item) is _MappingNode else self.build(item)
-                for item in node.value
-            )
-            items.location = _location(self.path, node)
-            items.item_locations = NodeLocations(self.path, dict(enumerate(node.value)))
-            return items
-        assert isinstance(node, yaml.MappingNode), node
-        return self._build_map(node)
-
-    def _build_map(self, node: yaml.MappingNode) -> YamlMap:
-        mapping = YamlMap()
-        mapping.path = self.path
-        mapping.node = node
-        key_nodes: dict[object, yaml.Node] = {}
-        value_nodes: dict[object, yaml.Node] = {}
-        mapping.key_nodes = key_nodes
-        mapping.value_nodes = value_nodes
-        merged: list[YamlMap] = []
-        for key_node, value_node in node.value:
-            key_tag = key_node.tag
-            if key_tag == _STR_TAG:
-                key = key_node.value
-            elif key_tag == _MERGE_TAG:
-                merged.extend(self._merge_sources(value_node))
-                continue
-            else:
-                key = self.build(key_node)
-            try:
-                duplicate = key in mapping
-            except TypeError:  # an unhashable key, e.g. a list
-                where = _location(self.path, key_node)
-                self.errors.append(Diagnostic(where, "a mapping key must be a scalar"))
-                continue
-            if duplicate:
-                first = mapping.key_locations[key].line
-                self.errors.append(
-                    Diagnostic(
-                        _location(self.path, key_node),
-                        f"duplicate key '{key}' (first given on line {first})",
-                    )
-                )
-                continue
-            # Most values are plain strings: skip the call for them.
-            if value_node.tag == _STR_TAG and isinstance(value_node, _ScalarNode):
-                mapping[key] = value_node.value
-            elif type(value_node) is _MappingNode:
-                mapping[key] = self._build_map(value_node)
-            else:
-                mapping[key] = self.build(value_node)
-            key_nodes[key] = key_node
-            value_nodes[key] = value_node
-        for source in merged:  # explicit keys win over merged ones
-            for key, value in source.items():
-                if key not in mapping:
-                    mapping[key] = value
-                    key_nodes[key] = source.key_nodes[key]
-                    value_nodes[key] = source.value_nodes[key]
-        return mapping
-
-    def _merge_sources(self, node: yaml.Node) -> Iterator[YamlMap]:
-        nodes = node.value if isinstance(node, yaml.SequenceNode) else [node]
-        for n in nodes:
-            value = self.build(n)
-            if isinstance(value, YamlMap):
-                yield value
-            else:
-                self.errors.append(
-                    Diagnostic(_location(self.path, n), "a merge key '<<' needs a mapping")
-                )
-
-
-def _problem(error: yaml.YAMLError) -> str:
-    if isinstance(error, yaml.MarkedYAMLError):
-        parts = [error.context, error.problem]
-        return "; ".join(p for p in parts if p) or "invalid YAML"
-    return str(error)
-
-
-def _yaml_error(path: str, e: yaml.MarkedYAMLError) -> SpecError:
-    """Point at where the unfinished construct starts, if PyYAML says, else at the problem."""
-    problem, context = e.problem_mark, e.context_mark
-    if context is not None and problem is not None and e.context and context.line != problem.line:
-        construct = e.context.removeprefix("while parsing ").removeprefix("a ")
-        message = (
-            f"invalid YAML: {e.problem} (line {problem.line + 1}, column {problem.column + 1}) "
-            f"while parsing the {construct} that starts here"
-        )
-        return SpecError(message, Location(path, context.line + 1, context.column + 1))
-    mark = problem or context
-    location = Location(path, mark.line + 1, mark.column + 1) if mark else Location(path, 1)
-    return SpecError(f"invalid YAML: {_problem(e)}", location)
+__all__ = ["YamlDocument", "YamlList", "YamlMap", "load_yaml", "parse_yaml", "read_text"]
 
 
 def read_text(path: str) -> str:
@@ -264,19 +48,12 @@ def read_text(path: str) -> str:
 
 def parse_yaml(path: str, text: str) -> YamlDocument:
     """Compose and build one YAML document; errors are located SpecErrors."""
-    try:
-        node = yaml.compose(text, Loader=_Loader)
-    except yaml.MarkedYAMLError as e:
-        raise _yaml_error(path, e) from None
-    except yaml.YAMLError as e:
-        raise SpecError(f"invalid YAML: {e}", Location(path, 1)) from None
-    if node is None:
-        return YamlDocument(path, text, None, Location(path, 1))
-    builder = _Builder(path)
-    root = builder.build(node)
-    if builder.errors:
-        raise SpecError.of(builder.errors)
-    return YamlDocument(path, text, root, _location(path, node))
+    document = read_subset(path, text)
+    if document is not None:
+        return document
+    from opgen.spec.yaml_full import read_full  # imports PyYAML: only when needed
+
+    return read_full(path, text)
 
 
 def load_yaml(path: str) -> YamlDocument:
