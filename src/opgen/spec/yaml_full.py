@@ -111,6 +111,11 @@ class _Builder:
             except yaml.YAMLError as e:
                 self.errors.append(Diagnostic(_location(self.path, node), _problem(e)))
                 return node.value
+            except ValueError as e:  # e.g. a date that does not exist: 2001-13-45
+                kind = node.tag.rpartition(":")[2]
+                message = f"'{node.value}' is not a valid {kind}: {e}"
+                self.errors.append(Diagnostic(_location(self.path, node), message))
+                return node.value
         if isinstance(node, yaml.SequenceNode):
             items = YamlList(
                 self._build_map(item) if type(item) is _MappingNode else self.build(item)

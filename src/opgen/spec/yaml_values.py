@@ -15,12 +15,12 @@ than reading the file.
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterator, Mapping
-from dataclasses import dataclass
 from functools import partial
 from typing import Generic, Protocol, TypeVar
 
 from opgen.cached import cached
 from opgen.diagnostics import Location
+from opgen.frozen import frozen
 
 
 class Positions(Protocol):
@@ -129,7 +129,7 @@ class YamlList(list[object]):
         return _Located(range(len(self)), partial(self.positions.of_item, self))
 
 
-@dataclass(frozen=True)
+@frozen
 class YamlDocument:
     path: str
     text: str
