@@ -14,7 +14,7 @@ never a user error.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Literal
 
 from opgen.frozen import frozen
@@ -78,16 +78,19 @@ class SpecError(Exception):
         return "\n".join(str(d) for d in self.diagnostics)
 
 
-def render(diagnostic: Diagnostic, sources: Mapping[str, str]) -> str:
-    """`file:line:col: error: message`, then the source line and a caret."""
+def render(diagnostic: Diagnostic, sources: Mapping[str, Sequence[str]]) -> str:
+    """`file:line:col: error: message`, then the source line and a caret.
+
+    `sources` holds the lines of each file (`text.splitlines()`), split once for
+    all the diagnostics in it: a spec is long, and a run may warn many times.
+    """
     lines = [str(diagnostic)]
     loc = diagnostic.location
     if loc is None:
         return lines[0]
-    text = sources.get(loc.file)
-    if text is None:
+    source_lines = sources.get(loc.file)
+    if source_lines is None:
         return lines[0]
-    source_lines = text.splitlines()
     if not 1 <= loc.line <= len(source_lines):
         return lines[0]
     source = source_lines[loc.line - 1].rstrip("\r\n")

@@ -18,7 +18,7 @@ from __future__ import annotations
 import functools
 import itertools
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
 
 from opgen.api.cpp import CppSignatureGroup
@@ -43,12 +43,22 @@ def dump_lines(spec: Spec, *, signatures: bool = False) -> Iterator[str]:
     return _Dump(spec).lines(spec.functions, signatures)
 
 
-def dump_chunks(spec: Spec, *, signatures: bool = False, workers: int = 1) -> list[str]:
+def dump_chunks(
+    spec: Spec,
+    *,
+    signatures: bool = False,
+    workers: int = 1,
+    retain: Callable[[object], object] | None = None,
+) -> list[str]:
     """`dump_lines`, each line ending in a newline, joined into texts in spec order.
 
     Rendered in `workers` processes; the concatenated texts are the same for any number.
+    `retain`, if given, receives what this process derives while rendering, which
+    then outlives the call (see `opgen.cli.main`).
     """
     dump = _Dump(spec)  # each worker fills its own copy
+    if retain is not None:
+        retain(dump)
     functions = spec.functions
 
     def render(start: int, stop: int) -> str:

@@ -9,7 +9,7 @@ import pytest
 
 from opgen.cli import bundled_example, main
 from opgen.dump import dump_chunks, dump_lines
-from opgen.spec import load_spec
+from opgen.spec import Spec, load_spec
 
 SPEC = """\
 - func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
@@ -57,3 +57,12 @@ def test_jobs_do_not_change_the_output() -> None:
 def test_jobs_must_be_a_positive_integer(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["dump", "-j", "0"]) == 2
     assert "argument -j/--jobs: expected a positive integer, not '0'" in capsys.readouterr().err
+
+
+def test_the_model_outlives_the_command_when_the_caller_retains_it() -> None:
+    retained: list[object] = []
+    out = io.StringIO()
+    assert main(["dump", "-j", "1"], out, io.StringIO(), retain=retained.append) == 0
+    (spec,) = [r for r in retained if isinstance(r, Spec)]
+    assert len(spec.functions) == out.getvalue().count("\n")
+    assert len(retained) == 2  # and the dump's own state, with the signatures it derived
