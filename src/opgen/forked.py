@@ -25,7 +25,6 @@ import os
 import pickle
 import struct
 import sys
-import traceback
 from collections.abc import Callable, Sequence
 from typing import Generic, TypeVar
 
@@ -140,6 +139,8 @@ def _sendable(error: BaseException) -> BaseException:
         pickle.dumps(error)
         return error
     except Exception:
+        import traceback  # only for a failure that cannot travel as it is
+
         text = "".join(traceback.format_exception(error))
         return _ChildFailed(f"in a forked worker:\n{text}")
 
