@@ -93,8 +93,10 @@ _COMMENT_ONLY = re.compile(r"(?:[ ]+(?:\#.*)?)?")  # what may follow a value on 
 # What the first character of a value says about it (absent: a plain string).
 _TYPED, _DASH_START, _SINGLE, _DOUBLE, _FLOW_SEQUENCE, _FLOW_MAPPING, _LITERAL, _COMMENT = range(8)
 _OUTSIDE = -1
+# The first characters of plain scalars PyYAML's resolver may type as other than strings.
+_TYPED_FIRST = frozenset("yYnNtTfFoO~<=-+.0123456789")
 _FIRST = {
-    **dict.fromkeys("yYnNtTfFoO~<=+.0123456789", _TYPED),
+    **dict.fromkeys(_TYPED_FIRST - {"-"}, _TYPED),
     "-": _DASH_START,
     "'": _SINGLE,
     '"': _DOUBLE,
@@ -104,7 +106,6 @@ _FIRST = {
     "#": _COMMENT,
     **dict.fromkeys("?:,]}&*!>%@`", _OUTSIDE),
 }
-_TYPED_FIRST = frozenset("yYnNtTfFoO~<=-+.0123456789")
 _NUMERIC_FIRST = frozenset("-+.0123456789")
 _NOT_A_WORD = object()
 _WORDS: dict[str, object] = {
