@@ -20,6 +20,7 @@ from opgen.frozen import frozen
 from opgen.jobs import add_jobs_argument, default_jobs
 from opgen.spec import Spec, load_spec
 from opgen.targets.aten import command as aten_command
+from opgen.targets.autograd import command as autograd_command
 from opgen.targets.torch_library import command as library_command
 
 
@@ -108,6 +109,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     aten_command.add_arguments(aten)
     aten.set_defaults(run=aten_command.run_aten)
+
+    autograd = commands.add_parser(
+        "autograd",
+        help="generate the autograd files, as torchgen's gen_autograd does",
+        description="Generate the autograd files (Functions, VariableType, ADInplaceOrViewType, "
+        "TraceType, ViewFuncs, variable_factories) from derivatives.yaml and the spec, byte for "
+        "byte as `python -m torchgen.packaged.autograd.gen_autograd` does.",
+    )
+    autograd_command.add_arguments(autograd)
+    autograd.set_defaults(run=autograd_command.run_autograd)
 
     library = commands.add_parser(
         "torch-library",

@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 
 from .aten_trees import CONFIGS, Tree, opgen_tree, torchgen_tree
+from .autograd_trees import CONFIGS as AUTOGRAD_CONFIGS
+from .autograd_trees import AutogradInputs, torchgen_autograd_tree
 
 
 @pytest.fixture(scope="session")
@@ -29,6 +31,32 @@ def aten_trees(
             theirs = torchgen_tree(flags, torchgen_aten_dir, base / "torchgen")
             ours = opgen_tree(flags, torchgen_aten_dir, base / "opgen")
             found[config] = (theirs, ours)
+        return found[config]
+
+    return trees
+
+
+@pytest.fixture(scope="session")
+def autograd_inputs(torchgen_native_dir: Path) -> AutogradInputs:
+    """torch's packaged spec and autograd directory (derivatives.yaml, templates)."""
+    return AutogradInputs(
+        str(torchgen_native_dir / "native_functions.yaml"),
+        str(torchgen_native_dir / "tags.yaml"),
+        str(torchgen_native_dir.parents[1] / "autograd"),
+    )
+
+
+@pytest.fixture(scope="session")
+def torchgen_autograd_trees(
+    autograd_inputs: AutogradInputs, tmp_path_factory: pytest.TempPathFactory
+) -> Callable[[str], Tree]:
+    """`trees(config)`: torchgen's autograd tree for a configuration of autograd_trees.CONFIGS."""
+    found: dict[str, Tree] = {}
+
+    def trees(config: str) -> Tree:
+        if config not in found:
+            root = tmp_path_factory.mktemp(f"autograd-{config}") / "torchgen"
+            found[config] = torchgen_autograd_tree(AUTOGRAD_CONFIGS[config], autograd_inputs, root)
         return found[config]
 
     return trees

@@ -1,0 +1,173 @@
+"""Output trees of torchgen's autograd generator and of `opgen autograd`, to compare byte for byte.
+
+Each configuration is a set of options. torchgen runs once per configuration
+and test session (about 3 s); set OPGEN_ORACLE_DIR to keep its trees between
+sessions while developing (keyed by the torch version and the configuration,
+never committed). Upstream's command line has no selection or
+disable-autograd flags (PyTorch's build passes them as arguments of
+`gen_autograd`), so the oracle calls the function.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from .aten_trees import DATA, Tree, read_tree
+
+# Options of each configuration the autograd target must reproduce.
+CONFIGS: dict[str, tuple[str, ...]] = {
+    "default": (),
+    "selection": ("--op-selection-yaml-path", str(DATA / "autograd_selection.yaml")),
+    "disable_autograd": ("--disable-autograd",),
+}
+
+
+@dataclass(frozen=True)
+class AutogradInputs:
+    native_yaml: str
+    tags_yaml: str
+    autograd_dir: str
+
+
+_ORACLE = """
+import sys
+import torchgen.packaged.autograd.gen_autograd as module
+from torchgen.packaged.autograd.gen_autograd import gen_autograd
+# Name the generator in generated comments as `python -m ...gen_autograd` does.
+sys.modules["__main__"].__file__ = module.__file__
+from torchgen.selective_build.selector import SelectiveBuilder
+native, tags, out, autograd, selection, disable = sys.argv[1:]
+selector = (
+    SelectiveBuilder.from_yaml_path(selection) if selection else SelectiveBuilder.get_nop_selector()
+)
+gen_autograd(native, tags, out, autograd, selector, disable_autograd=disable == "1")
+"""
+
+
+def torchgen_autograd_tree(flags: tuple[str, ...], inputs: AutogradInputs, root: Path) -> Tree:
+    cache = _cache_dir(flags, inputs)
+    if cache is not None and (cache / "done").exists():
+        return read_tree(cache / "tree")
+    if root.exists():
+        shutil.rmtree(root)
+    root.mkdir(parents=True)
+    selection = (
+        flags[flags.index("--op-selection-yaml-path") + 1]
+        if "--op-selection-yaml-path" in flags
+        else ""
+    )
+    disable = "1" if "--disable-autograd" in flags else "0"
+    command = [
+        sys.executable,
+        "-c",
+        _ORACLE,
+        inputs.native_yaml,
+        inputs.tags_yaml,
+        str(root / "out"),
+        inputs.autograd_dir,
+        selection,
+        disable,
+    ]
+    subprocess.run(command, check=True, cwd=root, capture_output=True)
+    tree = read_tree(root)
+    if cache is not None:
+        for rel, data in tree.files.items():
+            (cache / "tree" / rel).parent.mkdir(parents=True, exist_ok=True)
+            (cache / "tree" / rel).write_bytes(data)
+        (cache / "done").touch()
+    return tree
+
+
+def opgen_autograd_tree(flags: tuple[str, ...], inputs: AutogradInputs, root: Path) -> Tree:
+    from opgen.cli import main
+
+    root.mkdir(parents=True, exist_ok=True)
+    status = main(
+        [
+            "autograd",
+            inputs.native_yaml,
+            inputs.tags_yaml,
+            str(root / "out"),
+            inputs.autograd_dir,
+            *flags,
+        ]
+    )
+    assert status == 0, f"opgen autograd {' '.join(flags)} exited with {status}"
+    return read_tree(root)
+
+
+def opgen_autograd_files(
+    flags: tuple[str, ...],
+    inputs: AutogradInputs,
+    emitters: Iterable[Callable[..., None]],
+    *,
+    upstream_model: bool = False,
+) -> dict[str, bytes]:
+    """What the given emitters alone produce, rendered in memory, by path under the run's root.
+
+    With `upstream_model`, the run uses torchgen's derivatives model converted to
+    opgen's classes (`torchgen_autograd`) instead of opgen's loader: for testing
+    an emitter on its own.
+    """
+    from opgen.cli import build_parser
+    from opgen.targets.autograd.command import options_from
+    from opgen.targets.autograd.run import AutogradRun
+
+    args = build_parser().parse_args(
+        ["autograd", inputs.native_yaml, inputs.tags_yaml, "out", inputs.autograd_dir, *flags]
+    )
+    options = options_from(args)
+    run = _upstream_run(options, inputs) if upstream_model else AutogradRun.start(options)
+    for emit in emitters:
+        emit(run)
+    return {f"out/{path}": run.outputs.text(path).encode() for path in run.outputs.paths()}
+
+
+def _upstream_run(options: object, inputs: AutogradInputs) -> object:
+    from torchgen.selective_build.selector import SelectiveBuilder
+
+    from opgen.spec.model import load_spec
+    from opgen.spec.selection import OperatorSelection
+    from opgen.targets.autograd.run import AutogradRun
+
+    from .torchgen_autograd import torchgen_autograd
+
+    spec = load_spec(inputs.native_yaml, inputs.tags_yaml)
+    path = options.op_selection_yaml_path  # type: ignore[attr-defined]
+    selector = SelectiveBuilder.from_yaml_path(path) if path else None
+    model = torchgen_autograd(
+        spec, inputs.native_yaml, inputs.tags_yaml, inputs.autograd_dir, selector
+    )
+    by_function = {fn.func: fn for fn in model.fns_with_diff_infos}
+
+    def match(functions: list[object], _: object) -> list[object]:
+        return [by_function[f] for f in functions]  # type: ignore[index]
+
+    selection = OperatorSelection.from_flags(None, path)
+    return AutogradRun.of(options, spec, selection, model.infos, match)  # type: ignore[arg-type]
+
+
+def assert_family(theirs: Tree, ours: dict[str, bytes], family: Callable[[str], bool]) -> None:
+    """opgen's files are exactly the family's files of torchgen's tree, byte for byte."""
+    from .aten_trees import assert_same_files
+
+    assert_same_files({p: d for p, d in theirs.files.items() if family(p)}, ours)
+
+
+def _cache_dir(flags: tuple[str, ...], inputs: AutogradInputs) -> Path | None:
+    base = os.environ.get("OPGEN_ORACLE_DIR")
+    if not base:
+        return None
+    import torch
+
+    key = hashlib.sha1(repr(("autograd", torch.__version__, flags, inputs)).encode()).hexdigest()[
+        :16
+    ]
+    return Path(base) / key
