@@ -20,6 +20,7 @@ from opgen.frozen import frozen
 from opgen.jobs import add_jobs_argument, default_jobs
 from opgen.spec import Spec, load_spec
 from opgen.targets.aten import command as aten_command
+from opgen.targets.autograd import annotated_command
 from opgen.targets.autograd import command as autograd_command
 from opgen.targets.torch_library import command as library_command
 
@@ -120,6 +121,16 @@ def build_parser() -> argparse.ArgumentParser:
     autograd_command.add_arguments(autograd)
     autograd.set_defaults(run=autograd_command.run_autograd)
 
+    annotated = commands.add_parser(
+        "annotated-fn-args",
+        help="generate annotated_fn_args.py, as torchgen's gen_annotated_fn_args does",
+        description="Generate annotated_fn_args.py (the arguments of every Python binding, for "
+        "PyTorch's __torch_function__ tests), byte for byte as "
+        "`python -m torchgen.packaged.autograd.gen_annotated_fn_args` does.",
+    )
+    annotated_command.add_arguments(annotated)
+    annotated.set_defaults(run=annotated_command.run_annotated_fn_args)
+
     library = commands.add_parser(
         "torch-library",
         help="generate a PyTorch custom-op library (C++ and Python) from a library spec",
@@ -164,6 +175,7 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return _check_library(args, out, err)
     spec = _load(args)
     _report(spec.warnings, err)
+    derivatives = None if args.derivatives is None else _check_derivatives(spec, args)
     if spec.warnings and args.werror:
         return 1
     derived = len(spec.functions) - spec.entry_count
@@ -174,7 +186,30 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         + (f", {len(spec.warnings)} warnings" if spec.warnings else "")
         + "\n"
     )
+    if derivatives is not None:
+        out.write(f"{args.derivatives}: ok: {derivatives}\n")
     return 0
+
+
+def _check_derivatives(spec: Spec, args: argparse.Namespace) -> str:
+    """Load PyTorch's derivatives.yaml dialect and match every function; a summary."""
+    from opgen.api import cpp
+    from opgen.api.derivatives import load_derivative_infos
+    from opgen.api.derivatives_match import match_differentiability_info
+
+    infos = load_derivative_infos(spec, args.derivatives)
+    # The order `opgen autograd` matches them in (foreach infos are derived on the way).
+    functions = sorted(spec.functions, key=lambda f: cpp.name(f.func))
+    matched = match_differentiability_info(functions, infos)
+    args.retain((infos, matched))
+    per_key = [info for by_key in infos.infos.values() for info in by_key.values()]
+    nodes = sum(info.op is not None for info in per_key)
+    users = sum(fn.info is not None for fn in matched)
+    keys = ", ".join(sorted(infos.used_dispatch_keys))
+    return (
+        f"{len(infos.infos)} operators with formulas ({nodes} backward nodes; dispatch keys "
+        f"{keys}), used by {users} functions"
+    )
 
 
 def _check_library(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -240,11 +240,17 @@ class OutputSet:
         sharded_keys: Iterable[str],
         base_env: Env | None = None,
         template: str | None = None,
+        source: Callable[[], Substitutable] | None = None,
+        family: object = None,
     ) -> None:
         """Spread `items` over `num_shards` files plus an unlisted Everything file.
 
         The keys `env(item)` returns must be in `sharded_keys`; their values are
-        appended, in item order, to the item's shard and to Everything.
+        appended, in item order, to the item's shard and to Everything. The
+        template is the file `template` names (default: `path`), or what `source()`
+        returns, for one built in memory (then `template` only names it in the
+        default generated comment). `family` puts the files in the family of other
+        files that share lazily built state with them (default: their own).
         """
         rel, name, base = _relative(path), path if template is None else template, base_env or {}
         declared = set(sharded_keys)
@@ -261,11 +267,20 @@ class OutputSet:
         envs = _ShardEnvs(tuple(items), key, env, num_shards, base, sharded_base)
         for index, shard_id in enumerate(_shard_ids(num_shards)):
             shard_path = rel.with_stem(rel.stem + shard_id).as_posix()
-            render = functools.partial(self._render_shard, name, envs, index)
-            self.add(shard_path, render, listed=index > 0, family=envs)
+            render = functools.partial(self._render_shard, name, source, envs, index)
+            self.add(shard_path, render, listed=index > 0, family=family or envs)
 
-    def _render_shard(self, template: str, envs: _ShardEnvs, index: int) -> str:
-        return self.render(template, envs.take(index))
+    def _render_shard(
+        self,
+        template: str,
+        source: Callable[[], Substitutable] | None,
+        envs: _ShardEnvs,
+        index: int,
+    ) -> str:
+        env = envs.take(index)
+        if source is None:
+            return self.render(template, env)
+        return render_template(source(), env, template_name=template, generator=self._generator)
 
     def render(self, template: str, env: Env) -> str:
         if self._templates is None:

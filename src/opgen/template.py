@@ -178,6 +178,14 @@ def _render_block(prefix: str, value: object) -> str:
     return "\n".join(lines).rstrip()
 
 
+def indented(indent: str, value: object) -> str:
+    """What a block placeholder standing at `indent` becomes for `value` (a text or a
+    list of texts): its lines, each non-blank one prefixed, trailing whitespace and
+    trailing blank lines dropped; "" for nothing. For emitters that build a
+    snippet with an f-string rather than a `Template`."""
+    return _render_block(_block_prefix(indent), value)
+
+
 @frozen(eq=False)
 class Template:
     """A parsed template. Build it once; `substitute` as often as needed."""

@@ -19,7 +19,7 @@ The names of classes and fields are torchgen's (`torchgen.api.autograd`), so
 the emitters read like the generators they replace; unlike torchgen's, the
 objects are immutable (tuples and frozensets) and locations are kept for
 diagnostics. Reading the file (`opgen.spec.derivatives`) and building these
-objects (`opgen.api.autograd_load`) happen once per run.
+objects (`opgen.api.derivatives`) happen once per run.
 """
 
 from __future__ import annotations
@@ -68,6 +68,7 @@ class Derivative:
     saved_inputs: tuple[SavedAttribute, ...]
     saved_outputs: tuple[SavedAttribute, ...]
     named_gradients: frozenset[str]  # `grad_<output name>` gradients it uses
+    location: Location | None = field(default=None, compare=False)  # of the formula
 
 
 @frozen
@@ -81,6 +82,7 @@ class ForwardDerivative:
     required_inputs_primal: tuple[str, ...] | None  # inputs whose values (`x_p`) it uses
     required_original_self_value: bool  # inplace: uses `original_self_p` / `original_self_t`
     is_reusing_outplace_formula: bool  # inplace function using its out-of-place formula
+    location: Location | None = field(default=None, compare=False)  # of the formula
 
 
 @frozen(eq=False)
@@ -101,6 +103,7 @@ class DifferentiabilityInfo:
     output_differentiability: tuple[bool, ...] | None
     output_differentiability_conditions: tuple[str, ...] | None
     location: Location | None = field(default=None, compare=False)  # the entry's `name:`
+    output_differentiability_location: Location | None = field(default=None, compare=False)
 
     @property
     def has_derivatives(self) -> bool:

@@ -38,7 +38,8 @@ class AutogradRun:
     @staticmethod
     def start(options: AutogradOptions) -> AutogradRun:
         """Read the inputs the options name; raises SpecError for bad input."""
-        from opgen.api.autograd_load import load_derivative_infos, match_differentiability_info
+        from opgen.api.derivatives import load_derivative_infos
+        from opgen.api.derivatives_match import match_differentiability_info
 
         selection = OperatorSelection.from_flags(None, options.op_selection_yaml_path)
         spec = load_spec(options.native_yaml, options.tags_yaml)

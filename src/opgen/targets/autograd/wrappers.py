@@ -16,6 +16,7 @@ from opgen.spec.arguments import SelfArgument, TensorOptionsArguments
 from opgen.spec.keys import SchemaKind
 from opgen.spec.native import NativeFunction
 from opgen.targets.autograd.views import is_tensor_list_type
+from opgen.template import Template
 
 # Operators with manual_kernel_registration whose backend, Autograd and Tracer
 # kernels are all written by hand (torch/csrc/autograd/VariableTypeManual.cpp).
@@ -130,3 +131,31 @@ def unpack_args(f: NativeFunction) -> tuple[list[str], list[Binding]]:
 def use_derived(fn: NativeFunctionWithDifferentiabilityInfo) -> bool:
     """Whether VariableType and ADInplaceOrView generate a kernel for the function."""
     return cpp.name(fn.func.func) not in MANUAL_AUTOGRAD and dispatch_strategy(fn) == "use_derived"
+
+
+# -- C++ snippets the kernel files share -------------------------------------------
+
+
+_METHOD_DEFINITION = Template("${return_type} ${name}(${formals}) {\n  ${body}\n}\n")
+
+
+def method_definition(return_type: str, wrapper_name: str, formals: str, body: list[str]) -> str:
+    """A wrapper's definition: `body`'s statements (each may span lines) indented as a block."""
+    return _METHOD_DEFINITION.substitute(
+        return_type=return_type, name=wrapper_name, formals=formals, body=body
+    )
+
+
+def wrapper_registration(f: NativeFunction, wrapper_name: str, class_type: str) -> str:
+    """`m.impl(...)` registering wrapper `class_type::wrapper_name` for `f`'s operator."""
+    return f'm.impl("{f.func.name}",\n       TORCH_FN({class_type}::{wrapper_name})\n);\n'
+
+
+def autograd_not_implemented_registration(f: NativeFunction) -> str:
+    """Registers the boxed kernel that makes `f`'s outputs fail in backward."""
+    return f'm.impl("{f.func.name}", torch::autograd::autogradNotImplementedFallback());\n'
+
+
+def assign_return_value(return_values: str, rhs_value: str) -> str:
+    """`auto result = std::move(_tmp);`: the redispatch's values bound to the return names."""
+    return f"{return_values} = {rhs_value};\n"

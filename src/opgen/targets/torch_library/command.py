@@ -25,7 +25,8 @@ def add_library_arguments(parser: argparse.ArgumentParser) -> None:
     add(
         "--derivatives",
         metavar="DERIVATIVES_YAML",
-        help="gradient formulas; default: derivatives.yaml beside the spec, if there is one",
+        help="gradient formulas (derivatives.yaml); for a library spec the default is "
+        "derivatives.yaml beside the spec, if there is one",
     )
     add(
         "--python-path",

@@ -1,0 +1,178 @@
+"""Which functions PyTorch binds in Python, and in which Python namespace.
+
+The Python bindings (`torch._C._VariableFunctions`, the `torch.Tensor`
+methods, `torch._C._nn`, `torch._C._linalg`, ...) cover every function of the
+spec except those skipped here: operators PyTorch binds by hand or keeps
+internal, by C++ name (`SKIP_PYTHON_BINDINGS`, regular expressions matching
+the whole name) or by exact schema, and functions the code generator made up
+(tagged `generated`, except `view_copy` ones, which were exposed before they
+were generated). A bound function's namespace follows from its
+`python_module:` and its variants.
+
+Facts from torchgen/packaged/autograd/gen_python_functions.py; the bindings
+target and `annotated_fn_args.py` share them.
+"""
+
+from __future__ import annotations
+
+import re
+
+from opgen.api import cpp
+from opgen.spec.keys import Variant
+from opgen.spec.native import NativeFunction
+
+# C++ names without generated bindings: hand-written in python_variable_methods
+# or the torch functions, attributes rather than functions in Python (`mT`),
+# internal (backward, functionalization and forward-AD helpers), or overridable
+# hooks for backend extensions.
+SKIP_PYTHON_BINDINGS: tuple[str, ...] = (
+    "alias",
+    "contiguous",
+    "dim",
+    "get_device",
+    "is_contiguous",
+    "is_cuda",
+    "is_sparse",
+    "is_sparse_csr",
+    "numel",
+    "size",
+    "storage_offset",
+    "stride",
+    "sym_is_contiguous",
+    "sym_size",
+    "sym_stride",
+    "sym_storage_offset",
+    "sym_numel",
+    ".*_backward",
+    ".*_backward_(out|input|weight|bias)",
+    ".*_forward",
+    ".*_forward_out",
+    ".*_jvp",
+    "_unsafe_view",
+    "tensor",
+    "_?sparse_(coo|compressed|csr|csc|bsr|bsc)_tensor.*",
+    "_range.*",
+    "_sparse_add_out",
+    "_sparse_div.*",
+    "_sparse_mul.*",
+    "_sparse_sub.*",
+    "_sparse_dense_add_out",
+    "index",
+    "index_out",
+    "unique_dim_consecutive",
+    "_cumsum.*",
+    "_cumprod.*",
+    "_sum.*",
+    "_prod.*",
+    "_th_.*",
+    "_thnn_.*",
+    "range.*",
+    "_solve.*",
+    "_inverse.*",
+    "_cholesky.*",
+    "_triangular_solve.*",
+    "_qr.*",
+    "_svd.*",
+    "slice",
+    "item",
+    "_local_scalar_dense",
+    "to",
+    "_to_copy",
+    "_to_copy_out",
+    "_reshape_copy",
+    "_reshape_copy_out",
+    "copy_sparse_to_sparse_",
+    "copy_",
+    "_foreach_copy",
+    "numpy_T",
+    "matrix_H",
+    "mT",
+    "mH",
+    "nonzero(_(out|numpy))?",
+    "set_data",
+    ".*_overrideable",
+    "data",
+    "is_leaf",
+    "output_nr",
+    "_version",
+    "requires_grad_",
+    "retains_grad",
+    "set_",
+    "_fw_primal",
+    "fake_quantize_per_tensor_affine_cachemask",
+    "fake_quantize_per_channel_affine_cachemask",
+    "_new_zeros_with_same_feature_meta",
+    "_has_same_storage_numel",
+    "_reshape_alias",
+    "replace_",
+    "copy",
+    "fill.Tensor",
+    "fill.Scalar",
+    "lift.*",
+    "normal_functional",
+    "nbytes",
+    "itemsize",
+    "_batch_norm_with_update",
+    "_batch_norm_with_update_out",
+    "_batch_norm_no_update",
+)
+
+# Scalar overloads the Tensor overloads already cover in Python.
+SKIP_PYTHON_BINDINGS_SIGNATURES = frozenset(
+    {
+        "add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
+        "add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)",
+        "sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
+        "sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)",
+        "mul.Scalar(Tensor self, Scalar other) -> Tensor",
+        "mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)",
+        "div.Scalar(Tensor self, Scalar other) -> Tensor",
+        "div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)",
+    }
+)
+
+# One pattern for all: a name is skipped when some pattern matches all of it.
+_SKIPPED_NAME = re.compile("|".join(f"(?:{pattern})" for pattern in SKIP_PYTHON_BINDINGS))
+
+
+def should_generate_py_binding(f: NativeFunction) -> bool:
+    """Whether `f` gets a generated Python binding (in some namespace)."""
+    if "generated" in f.tags and "view_copy" not in f.tags:
+        return False
+    if _SKIPPED_NAME.fullmatch(cpp.name(f.func)):
+        return False
+    return str(f.func) not in SKIP_PYTHON_BINDINGS_SIGNATURES
+
+
+def is_py_variable_method(f: NativeFunction) -> bool:
+    """A `torch.Tensor` method."""
+    return f.python_module is None and Variant.method in f.variants
+
+
+def is_py_torch_function(f: NativeFunction) -> bool:
+    """A `torch.` function (`torch._C._VariableFunctions`)."""
+    return f.python_module is None and Variant.function in f.variants
+
+
+def is_py_nn_function(f: NativeFunction) -> bool:
+    return f.python_module == "nn"
+
+
+def is_py_fft_function(f: NativeFunction) -> bool:
+    return f.python_module == "fft"
+
+
+def is_py_linalg_function(f: NativeFunction) -> bool:
+    return f.python_module == "linalg"
+
+
+def is_py_nested_function(f: NativeFunction) -> bool:
+    return f.python_module == "nested"
+
+
+def is_py_sparse_function(f: NativeFunction) -> bool:
+    return f.python_module == "sparse"
+
+
+def is_py_special_function(f: NativeFunction) -> bool:
+    return f.python_module == "special"

@@ -1,0 +1,149 @@
+"""Which operator a derivatives entry names, in each dialect.
+
+A library entry names an operator as `ns::name.overload(...)` (namespace
+optional) and must repeat its schema but for defaults. An entry of PyTorch's
+file names it by its exact schema text, without namespace; its formulas are
+then for the *canonical* function of that schema's signature: the first
+function of the same signature (the inplace, out= and functional variants of
+one operator share it) whose name is the entry's, or the inplace function if
+the operator has no out-of-place one. A name that matches nothing is an error
+with what was probably meant.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable
+
+from opgen.diagnostics import Location, SpecError
+from opgen.spec.native import NativeFunction
+from opgen.spec.schema import FunctionSchema
+from opgen.spec.syntax import SchemaError
+
+# What upstream accepts as an entry's name: `base[.overload](...)`.
+_TORCH_NAME = re.compile(r"(\w+)(?:\.\w+)?\(")
+
+
+def _parse(text: str, at: Location) -> FunctionSchema:
+    try:
+        return FunctionSchema.parse(text)
+    except SchemaError as error:
+        raise error.at(at) from None
+
+
+def _unknown(name: str, at: Location, known: Iterable[str]) -> SpecError:
+    close = difflib.get_close_matches(name, list(known), n=1)
+    hint = f"; did you mean '{close[0]}'?" if close else ""
+    return SpecError(f"derivatives entry for '{name}', which is not in the spec{hint}", at)
+
+
+def _mismatch(name: str, expected: FunctionSchema, at: Location) -> SpecError:
+    return SpecError(
+        f"derivatives entry for '{name}' does not match its schema: expected '{expected}'", at
+    )
+
+
+def _first_difference(written: FunctionSchema, expected: FunctionSchema, at: Location) -> Location:
+    """Where `written` first differs from `expected`: an argument, else the returns."""
+    ours, theirs = written.arguments.flat_all, expected.arguments.flat_all
+    for a, b in zip(ours, theirs, strict=False):
+        if str(a) != str(b):
+            return at.shifted(*written.span(a))
+    if len(ours) > len(theirs):
+        return at.shifted(*written.span(ours[len(theirs)]))
+    if str(written) == str(expected):  # the same but for the spelling of the text
+        return at
+    return at.shifted(*written.span(written.returns))
+
+
+class LibraryOperators:
+    """The operators of a library, by qualified name."""
+
+    def __init__(self, functions: Iterable[NativeFunction]) -> None:
+        self._by_name = {f"{f.namespace}::{f.func.name}": f for f in functions}
+
+    def resolve(self, text: str, at: Location) -> NativeFunction:
+        head = text.partition("(")[0]
+        namespace, sep, _ = head.rpartition("::")
+        skip = len(namespace) + len(sep)
+        schema = _parse(text[skip:], at.shifted(skip))
+        candidates = [f for key, f in self._by_name.items() if key.endswith(f"::{schema.name}")]
+        if namespace:
+            candidates = [f for f in candidates if f.namespace == namespace]
+        if not candidates:
+            raise SpecError(f"derivatives entry for '{schema.name}', which is not in the spec", at)
+        f = candidates[0]
+        if _shape(schema) != _shape(f.func):
+            raise _mismatch(str(schema.name), f.func, at)
+        return f
+
+
+def _shape(schema: FunctionSchema) -> tuple[object, ...]:
+    """A schema without its defaults: what a library entry must repeat exactly."""
+    arguments = tuple((str(a.type), a.name) for a in schema.arguments.flat_all)
+    return arguments, tuple(str(r.type) for r in schema.returns)
+
+
+class TorchOperators:
+    """The functions of a spec by schema text and by signature, in upstream's order.
+
+    `functions` must come in the order of the spec's view grouping (each view
+    followed by its inplace and copy variants): where several functions of
+    one signature qualify, the first is canonical.
+    """
+
+    def __init__(self, functions: Iterable[NativeFunction]) -> None:
+        self._by_schema: dict[str, NativeFunction] = {}
+        # By the signature's text: equal texts are equal signatures, and cheaper to compare.
+        self._by_signature: dict[str, list[NativeFunction]] = {}
+        for f in functions:
+            self._by_schema[f.func.text] = f
+            self._by_signature.setdefault(f.func.signature().text, []).append(f)
+
+    def resolve(self, text: str, at: Location) -> tuple[NativeFunction, str]:
+        """The canonical function of the entry named `text`, and the entry's base name."""
+        named = self._by_schema.get(text)
+        if named is None:
+            raise self._not_found(text, at)
+        match = _TORCH_NAME.match(text)
+        assert match is not None, "a spec's schema always starts with its name"
+        base = match.group(1)
+        group = self._by_signature[named.func.signature().text]
+        for f in group:
+            func = f.func
+            if not func.is_functional_fn() and not func.is_out_fn() and str(func.name.name) == base:
+                return f, base
+        first = group[0].func
+        if not first.is_out_fn() and str(first.name.name) == f"{base}_":
+            return group[0], base  # an operator with only an inplace variant
+        raise SpecError(
+            f"'{named.func.name}' has no out-of-place or inplace variant named '{base}' for "
+            "its formulas; write the entry for one of them",
+            at,
+        )
+
+    def _not_found(self, text: str, at: Location) -> SpecError:
+        head = text.partition("(")[0]
+        if "::" in head:
+            namespace = head.rpartition("::")[0]
+            return SpecError(
+                "operators in PyTorch's derivatives.yaml are named without a namespace",
+                at.shifted(0, len(namespace) + 2),
+            )
+        schema = _parse(text, at)
+        name = str(schema.name)
+        for f in self._by_schema.values():
+            if str(f.func.name) == name:
+                return _mismatch(name, f.func, _first_difference(schema, f.func, at))
+        overloads = [
+            f.func for f in self._by_schema.values() if f.func.name.name == schema.name.name
+        ]
+        if overloads:
+            listed = ", ".join(f"'{func}'" for func in overloads[:4])
+            return SpecError(
+                f"derivatives entry for '{name}', which is not in the spec; the overloads of "
+                f"'{schema.name.name}' are {listed}",
+                at,
+            )
+        return _unknown(name, at, (str(f.func.name) for f in self._by_schema.values()))

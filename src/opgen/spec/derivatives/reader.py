@@ -1,0 +1,297 @@
+"""Reading a derivatives file into `Derivative` entries, in either dialect.
+
+The reader checks what the file alone can tell, against the spec: the
+document's shape, each entry's keys, the operator it names, the names its
+formula keys list (inputs that can have gradients, outputs that can have
+tangents, each once), `output_differentiability` (one value per output),
+`dispatch:` tables (autograd keys only). Errors are collected per entry, so
+one run reports every bad entry.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Collection, Iterable, Sequence
+
+from opgen.diagnostics import Diagnostic, Location, SpecError
+from opgen.spec.derivatives.entry import (
+    DEFAULT_KEY,
+    Derivative,
+    Dialect,
+    Formula,
+    argument_names,
+)
+from opgen.spec.derivatives.library_rules import check_library_formula
+from opgen.spec.derivatives.operators import LibraryOperators, TorchOperators
+from opgen.spec.derivatives.torch_rules import check_torch_formulas
+from opgen.spec.keys import BACKEND_COMPONENTS
+from opgen.spec.load import YamlDocument, YamlList, YamlMap, load_yaml
+from opgen.spec.native import NativeFunction
+
+# The keys a `dispatch:` table may name besides "Default" (upstream's AUTOGRAD_KEYS).
+AUTOGRAD_KEYS = ("AutogradNestedTensor", *(f"Autograd{c}" for c in BACKEND_COMPONENTS))
+
+_NAME = "name"
+_OUTPUT_DIFFERENTIABILITY = "output_differentiability"
+_DISPATCH = "dispatch"
+_MAX_ERRORS = 20
+
+
+def load_derivatives(path: str, functions: Iterable[NativeFunction]) -> tuple[Derivative, ...]:
+    """A library's derivatives file; raises SpecError with every diagnostic found."""
+    return read_derivatives(path, functions, Dialect.LIBRARY)
+
+
+def read_derivatives(
+    path: str, functions: Iterable[NativeFunction], dialect: Dialect
+) -> tuple[Derivative, ...]:
+    """Read `path`, whose entries name operators of `functions`; raises SpecError.
+
+    In the torch dialect `functions` must be in the order of the spec's view
+    grouping (see `TorchOperators`).
+    """
+    doc = load_yaml(path)
+    reader = _EntryReader(doc, functions, dialect)
+    derivatives: list[Derivative] = []
+    errors: list[Diagnostic] = []
+    seen: dict[int, Derivative] = {}
+    for entry in _entries(doc):
+        try:
+            d = reader.read(entry)
+            first = seen.setdefault(id(d.function), d)
+            if first is not d:
+                raise SpecError(_second_entry(d, first, dialect), d.location)
+            derivatives.append(d)
+        except SpecError as e:
+            errors.extend(e.diagnostics)
+    if errors:
+        raise SpecError.of(errors[:_MAX_ERRORS])
+    return tuple(derivatives)
+
+
+def _second_entry(d: Derivative, first: Derivative, dialect: Dialect) -> str:
+    f = d.function
+    if dialect is Dialect.LIBRARY:
+        return f"a second derivatives entry for '{f.namespace}::{f.func.name}'"
+    return (
+        f"a second derivatives entry for '{f.func.name}' (the first is on line "
+        f"{first.location.line})"
+    )
+
+
+def _entries(doc: YamlDocument) -> list[YamlMap]:
+    if not isinstance(doc.root, YamlList):
+        raise SpecError("a derivatives file must be a list of entries", doc.location)
+    errors = [
+        Diagnostic(doc.root.item_locations[i], "a derivatives entry must be a mapping")
+        for i, entry in enumerate(doc.root)
+        if not isinstance(entry, YamlMap)
+    ]
+    if errors:
+        raise SpecError.of(errors[:_MAX_ERRORS])
+    return [e for e in doc.root if isinstance(e, YamlMap)]
+
+
+class _EntryReader:
+    """Reads one entry at a time, with what every entry needs built once."""
+
+    def __init__(
+        self, doc: YamlDocument, functions: Iterable[NativeFunction], dialect: Dialect
+    ) -> None:
+        self.dialect = dialect
+        self._lines = doc.text.split("\n")
+        self._library = LibraryOperators(functions) if dialect is Dialect.LIBRARY else None
+        self._torch = TorchOperators(functions) if dialect is Dialect.TORCH else None
+
+    def read(self, entry: YamlMap) -> Derivative:
+        name = entry.get(_NAME)
+        if _NAME not in entry:
+            raise SpecError(
+                "a derivatives entry needs 'name:', the operator's schema", entry.location
+            )
+        at = entry.value_location(_NAME)
+        if not isinstance(name, str):
+            raise SpecError("'name:' must be the operator's schema, a string", at)
+        if self._library is not None:
+            return self._read_library(entry, name, at)
+        assert self._torch is not None
+        f, base = self._torch.resolve(name, at)
+        _check_argument_names(f, at)
+        formulas = self._formula_tables(entry, f)
+        given = _output_differentiability(entry, f, self.dialect, _DISPATCH in entry)
+        values, conditions = given or ((True,) * len(f.func.returns), None)
+        return Derivative(
+            function=f,
+            formulas_by_key=formulas,
+            output_differentiability=values,
+            location=at,
+            name=base,
+            output_differentiability_conditions=conditions,
+            output_differentiability_location=(
+                None if given is None else entry.value_location(_OUTPUT_DIFFERENTIABILITY)
+            ),
+        )
+
+    def _read_library(self, entry: YamlMap, name: str, at: Location) -> Derivative:
+        assert self._library is not None
+        f = self._library.resolve(name, at)
+        covered: set[str] = set()
+        formulas = []
+        for key in entry:
+            if key in (_NAME, _OUTPUT_DIFFERENTIABILITY):
+                continue
+            formula = self._formula(entry, key, ())
+            check_library_formula(formula, f, covered)
+            formulas.append(formula)
+        if not formulas:
+            raise SpecError(f"the derivatives entry for '{f.func.name}' has no formula", at)
+        given = _output_differentiability(entry, f, self.dialect, False)
+        values = (True,) * len(f.func.returns) if given is None else given[0]
+        return Derivative(f, {DEFAULT_KEY: tuple(formulas)}, values, at, str(f.func.name.name))
+
+    def _formula_tables(self, entry: YamlMap, f: NativeFunction) -> dict[str, tuple[Formula, ...]]:
+        keys = [k for k in entry if k not in (_NAME, _OUTPUT_DIFFERENTIABILITY, _DISPATCH)]
+        if _DISPATCH not in entry:
+            return {DEFAULT_KEY: self._table(entry, keys, f)}
+        if keys:
+            raise SpecError(
+                "formulas beside 'dispatch:' are ignored; move them into the table, under "
+                "'Default:'",
+                entry.key_location(keys[0]),
+            )
+        table = entry[_DISPATCH]
+        if not isinstance(table, YamlMap):
+            raise SpecError(
+                "'dispatch:' must map autograd dispatch keys ('Default', 'AutogradCUDA', ...) "
+                "to formulas",
+                entry.value_location(_DISPATCH),
+            )
+        tables: dict[str, tuple[Formula, ...]] = {}
+        for key, formulas in table.items():
+            _check_autograd_key(key, table.key_location(key))
+            if not isinstance(formulas, YamlMap):
+                raise SpecError(
+                    f"the formulas for '{key}' must be a mapping, one key per input or output",
+                    table.value_location(key),
+                )
+            tables[str(key)] = self._table(formulas, list(formulas), f)
+        return tables
+
+    def _table(
+        self, mapping: YamlMap, keys: Sequence[object], f: NativeFunction
+    ) -> tuple[Formula, ...]:
+        arguments = argument_names(f)
+        formulas = tuple(self._formula(mapping, key, arguments) for key in keys)
+        check_torch_formulas(formulas, f, arguments)
+        return formulas
+
+    def _formula(self, mapping: YamlMap, key: object, arguments: Collection[str]) -> Formula:
+        key_at = mapping.key_location(key)
+        if not isinstance(key, str):
+            raise SpecError(
+                "a formula's key must name inputs or outputs ('self', 'self, other', 'result')",
+                key_at,
+            )
+        names, offsets = _split_names(key, key_at)
+        text = mapping[key]
+        at = mapping.value_location(key)
+        if not isinstance(text, str):
+            raise SpecError("a formula must be a string", at)
+        line = self._lines[at.line - 1] if 0 < at.line <= len(self._lines) else ""
+        start = (at.col or 1) - 1
+        exact = "\n" not in text and line[start : start + len(text)] == text
+        # Upstream tells the two kinds apart by the first name alone.
+        forward = self.dialect is Dialect.TORCH and names[0] not in arguments
+        return Formula(key, names, text, at, key_at, offsets, forward=forward, exact=exact)
+
+
+def _split_names(key: str, at: Location) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    names: list[str] = []
+    offsets: list[int] = []
+    start = 0
+    for piece in key.split(","):
+        name = piece.strip()
+        offset = start + len(piece) - len(piece.lstrip())
+        if not name:
+            raise SpecError("an empty name in a formula's key", at.shifted(offset))
+        names.append(name)
+        offsets.append(offset)
+        start += len(piece) + 1
+    return tuple(names), tuple(offsets)
+
+
+def _check_argument_names(f: NativeFunction, at: Location) -> None:
+    for name in ("grad_input_mask", "result"):
+        if any(a.name == name for a in f.func.arguments.flat_all):
+            raise SpecError(
+                f"'{f.func.name}' has an argument named '{name}', a name formulas reserve "
+                "for themselves; rename the argument in the spec",
+                at,
+            )
+
+
+def _check_autograd_key(key: object, at: Location) -> None:
+    if key == DEFAULT_KEY or key in AUTOGRAD_KEYS:
+        return
+    close = difflib.get_close_matches(str(key), [DEFAULT_KEY, *AUTOGRAD_KEYS], n=1)
+    hint = f"; did you mean '{close[0]}'?" if close else ""
+    raise SpecError(
+        f"'{key}' is not an autograd dispatch key: a 'dispatch:' table takes 'Default', "
+        f"'AutogradNestedTensor' and 'Autograd<backend>' keys{hint}",
+        at,
+    )
+
+
+def _output_differentiability(
+    entry: YamlMap, f: NativeFunction, dialect: Dialect, has_dispatch: bool
+) -> tuple[tuple[bool, ...], tuple[str, ...] | None] | None:
+    """The values of `output_differentiability:`, and its condition if it has one; None
+    if the entry does not give it."""
+    count = len(f.func.returns)
+    if _OUTPUT_DIFFERENTIABILITY not in entry:
+        return None
+    value = entry[_OUTPUT_DIFFERENTIABILITY]
+    at = entry.value_location(_OUTPUT_DIFFERENTIABILITY)
+    if dialect is Dialect.LIBRARY:
+        if (
+            not isinstance(value, list)
+            or len(value) != count
+            or not all(isinstance(v, bool) for v in value)
+        ):
+            raise SpecError(
+                f"'output_differentiability' must be a list of {count} True/False values, "
+                "one per output",
+                at,
+            )
+        return tuple(value), None
+    if not isinstance(value, YamlList):
+        raise SpecError(
+            "'output_differentiability' must be a list: True or False per output, or a "
+            "condition (a C++ expression) for a single output",
+            at,
+        )
+    for i, item in enumerate(value):
+        if not isinstance(item, bool | str):
+            raise SpecError(
+                "an output is differentiable (True), not (False), or if a condition holds "
+                "(a string)",
+                value.item_locations[i],
+            )
+    if not value and not has_dispatch:
+        return None  # upstream reads an empty list as "not given"
+    conditions = [v for v in value if isinstance(v, str)]
+    if conditions and len(value) != 1:
+        raise SpecError(
+            "a condition in 'output_differentiability' is supported for operators with one "
+            f"output only, and '{f.func.name}' has {count}",
+            at,
+        )
+    if len(value) != count:
+        raise SpecError(
+            f"'output_differentiability' has {len(value)} value(s) and '{f.func.name}' has "
+            f"{count} output(s)",
+            at,
+        )
+    if conditions:
+        return (True,), tuple(conditions)
+    return tuple(bool(v) for v in value), None

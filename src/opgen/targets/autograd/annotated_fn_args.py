@@ -1,0 +1,104 @@
+"""`annotated_fn_args.py`: the required arguments of every Python binding.
+
+PyTorch's `__torch_function__` tests
+(test/test_overrides.py) call every bound function with made-up arguments;
+this file tells them which: for each function with a Python binding, by
+namespace (`torch._C._VariableFunctions`, `torch._C._nn`, `torch._C._linalg`,
+`torch._C._special`, `torch._C._fft`, then the `torch.Tensor` methods), one
+line `<namespace>.<name>: [<argument>, ...],` listing the arguments without a
+default, positional ones then keyword-only ones, each as a dict of strings
+(`is_kwarg_only`, `name`, the parser's `simple_type`) plus a list's fixed
+`size`. Within a namespace, the overloads of an operator are listed together,
+where the operator first appears in the spec.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+
+from opgen.api import python
+from opgen.api.python_bindings import (
+    is_py_fft_function,
+    is_py_linalg_function,
+    is_py_nn_function,
+    is_py_special_function,
+    is_py_torch_function,
+    is_py_variable_method,
+    should_generate_py_binding,
+)
+from opgen.output import OutputSet, TemplateDir
+from opgen.spec.arguments import Argument
+from opgen.spec.model import Spec
+from opgen.spec.native import NativeFunction
+from opgen.spec.schema import BaseOperatorName
+from opgen.template import Template
+
+# What the file's generated comment (unused by its template) names as the generator.
+ANNOTATED_FN_ARGS_GENERATOR = "torchgen/packaged/autograd/gen_annotated_fn_args.py"
+
+# Each Python namespace and the functions it binds, in the file's order.
+NAMESPACES: tuple[tuple[str, Callable[[NativeFunction], bool]], ...] = (
+    ("torch._C._VariableFunctions", is_py_torch_function),
+    ("torch._C._nn", is_py_nn_function),
+    ("torch._C._linalg", is_py_linalg_function),
+    ("torch._C._special", is_py_special_function),
+    ("torch._C._fft", is_py_fft_function),
+    ("torch.Tensor", is_py_variable_method),
+)
+
+# Operators the tests cannot call with keyword arguments: only their positional ones are listed.
+NO_KEYWORD_ARGUMENTS = frozenset({"diagonal", "round_", "round", "scatter_"})
+
+
+def required_arguments(args: Sequence[Argument], *, kwarg_only: bool) -> list[dict[str, object]]:
+    """The arguments without a default, as the tests read them."""
+    described: list[dict[str, object]] = []
+    for a in args:
+        if a.default is not None:
+            continue
+        entry: dict[str, object] = {
+            "is_kwarg_only": str(kwarg_only),
+            "name": a.name,
+            "simple_type": python.argument_type_str(a.type, simple_type=True),
+        }
+        size = python.argument_type_size(a.type)
+        if size:
+            entry["size"] = size
+        described.append(entry)
+    return described
+
+
+def annotated_args(f: NativeFunction) -> str:
+    """`<name>: [{...}, ...],` for one function."""
+    name = str(f.func.name.name)
+    arguments = f.func.arguments
+    described = required_arguments(arguments.flat_positional, kwarg_only=False)
+    if name not in NO_KEYWORD_ARGUMENTS:
+        described += required_arguments(arguments.flat_kwarg_only, kwarg_only=True)
+    return f"{name}: {described!r},"
+
+
+def annotated_lines(spec: Spec) -> list[str]:
+    """Every line of the `annotated_args` table, namespace by namespace."""
+    bound = [f for f in spec.functions if should_generate_py_binding(f)]
+    lines: list[str] = []
+    for namespace, binds in NAMESPACES:
+        by_operator: dict[BaseOperatorName, list[NativeFunction]] = {}
+        for f in bound:
+            if binds(f):
+                by_operator.setdefault(f.func.name.name, []).append(f)
+        lines += [f"{namespace}.{annotated_args(f)}" for fs in by_operator.values() for f in fs]
+    return lines
+
+
+def annotated_fn_args_outputs(spec: Spec, out: str, autograd_dir: str) -> OutputSet:
+    """`annotated_fn_args.py` under `out`, from the template in `autograd_dir`/templates."""
+    templates = TemplateDir(os.path.join(autograd_dir, "templates"), Template.from_file)
+    outputs = OutputSet(out, templates, generator=ANNOTATED_FN_ARGS_GENERATOR)
+
+    def env() -> dict[str, object]:
+        return {"annotated_args": ["    " + line for line in annotated_lines(spec)]}
+
+    outputs.add_template("annotated_fn_args.py", env, template="annotated_fn_args.py.in")
+    return outputs
