@@ -22,6 +22,7 @@ from opgen.spec import Spec, load_spec
 from opgen.targets.aten import command as aten_command
 from opgen.targets.autograd import annotated_command
 from opgen.targets.autograd import command as autograd_command
+from opgen.targets.python import command as python_command
 from opgen.targets.torch_library import command as library_command
 
 
@@ -130,6 +131,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     annotated_command.add_arguments(annotated)
     annotated.set_defaults(run=annotated_command.run_annotated_fn_args)
+
+    python = commands.add_parser(
+        "python",
+        help="generate the Python bindings, as torchgen's gen_autograd_python does",
+        description="Generate the Python bindings (python_functions, python_torch_functions, "
+        "python_variable_methods, python_<module>_functions, python_return_types, "
+        "python_enum_tag) from the spec, derivatives.yaml and deprecated.yaml, byte for byte "
+        "as torchgen's gen_autograd_python does.",
+    )
+    python_command.add_arguments(python)
+    python.set_defaults(run=python_command.run_python)
 
     library = commands.add_parser(
         "torch-library",

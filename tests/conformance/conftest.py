@@ -10,6 +10,7 @@ import pytest
 from .aten_trees import CONFIGS, Tree, opgen_tree, torchgen_tree
 from .autograd_trees import CONFIGS as AUTOGRAD_CONFIGS
 from .autograd_trees import AutogradInputs, torchgen_autograd_tree
+from .python_trees import torchgen_python_tree
 
 
 @pytest.fixture(scope="session")
@@ -60,3 +61,11 @@ def torchgen_autograd_trees(
         return found[config]
 
     return trees
+
+
+@pytest.fixture(scope="session")
+def torchgen_python(
+    autograd_inputs: AutogradInputs, tmp_path_factory: pytest.TempPathFactory
+) -> Tree:
+    """torchgen's Python bindings (gen_autograd_python) on torch's own inputs."""
+    return torchgen_python_tree(autograd_inputs, tmp_path_factory.mktemp("python") / "torchgen")

@@ -21,6 +21,11 @@ from opgen.api.autograd import (
     NativeFunctionWithDifferentiabilityInfo,
     SavedAttribute,
 )
+from opgen.api.backward_nodes import (
+    GetterForm,
+    backward_node,
+    infos_with_derivatives,
+)
 from opgen.api.types import (
     INT_ARRAY_REF,
     SCALAR,
@@ -36,11 +41,6 @@ from opgen.api.types import (
 )
 from opgen.diagnostics import SpecError
 from opgen.spec.native import NativeFunction
-from opgen.targets.autograd.backward_nodes import (
-    GetterForm,
-    backward_node,
-    infos_with_derivatives,
-)
 from opgen.targets.autograd.functions import backward_body, node_declaration, node_definition
 
 FunctionOf = Callable[[str], NativeFunction]

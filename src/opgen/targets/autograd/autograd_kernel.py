@@ -35,6 +35,7 @@ from opgen.api.autograd import (
     gen_differentiable_outputs,
     is_differentiable,
 )
+from opgen.api.autograd_views import get_base_name, get_view_info, modifies_arguments
 from opgen.api.types import ArgumentStyle
 from opgen.diagnostics import Location, SpecError
 from opgen.frozen import frozen
@@ -47,7 +48,6 @@ from opgen.targets.autograd.kernel_lists import (
     FOREACH_WITH_DIFFERENT_ARITY,
     FOREACH_WITHOUT_DIFFERENTIABILITY_INFO,
 )
-from opgen.targets.autograd.views import get_base_name, get_view_info, modifies_arguments
 
 
 @frozen(eq=False)

@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from opgen.api import cpp
+from opgen.api.autograd_views import ALL_VIEW_FUNCTIONS
 from opgen.api.types import (
     I_TENSOR_LIST_REF,
     OPTIONAL_TENSOR,
@@ -30,7 +31,6 @@ from opgen.api.types import (
 )
 from opgen.spec.keys import SchemaKind
 from opgen.targets.autograd.autograd_kernel import AutogradKernel
-from opgen.targets.autograd.views import ALL_VIEW_FUNCTIONS
 from opgen.targets.autograd.wrappers import type_wrapper_name, unpacked_name
 
 # Operators (C++ names) expected to change their inputs' TensorImpl or Storage.

@@ -16,11 +16,11 @@ decomposition to fall back on, refuses inputs with tangents
 from __future__ import annotations
 
 from opgen.api.autograd import ForwardDerivative, is_differentiable
+from opgen.api.autograd_views import is_tensor_list_type, is_tensor_type
 from opgen.api.types import OPTIONAL_TENSOR, TENSOR, OptionalCType, TupleCType, VectorCType
 from opgen.diagnostics import SpecError
 from opgen.spec.types import BaseType, ListType
 from opgen.targets.autograd.autograd_kernel import AutogradKernel
-from opgen.targets.autograd.views import is_tensor_list_type, is_tensor_type
 from opgen.template import Template
 
 _NEW_TANGENT = Template(

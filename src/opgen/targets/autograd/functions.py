@@ -30,13 +30,13 @@ from collections.abc import Callable, Iterable
 from functools import partial
 
 from opgen.api.autograd import Derivative, uses_single_grad
-from opgen.cached import cached
-from opgen.spec.arguments import Argument
-from opgen.targets.autograd.backward_nodes import (
+from opgen.api.backward_nodes import (
     BackwardNode,
     backward_node,
     infos_with_derivatives,
 )
+from opgen.cached import cached
+from opgen.spec.arguments import Argument
 from opgen.targets.autograd.run import AutogradRun
 
 

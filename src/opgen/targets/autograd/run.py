@@ -9,14 +9,10 @@ derivatives it uses, sorted by C++ name, as torchgen passes them) or
 
 from __future__ import annotations
 
-import importlib.util
-import os
-from pathlib import Path
-
 from opgen.api.autograd import DerivativeInfos, NativeFunctionWithDifferentiabilityInfo
 from opgen.api.signatures import SignatureSet
 from opgen.frozen import frozen
-from opgen.output import OutputSet, TemplateDir
+from opgen.output import OutputSet, TemplateDir, template_comment_dir
 from opgen.spec.model import Spec, load_spec
 from opgen.spec.selection import OperatorSelection
 from opgen.targets.autograd.options import AUTOGRAD_GENERATOR, AutogradOptions
@@ -74,27 +70,3 @@ class AutogradRun:
             outputs,
             template_comment_dir(options.template_dir),
         )
-
-
-def template_comment_dir(template_dir: str) -> str:
-    """The template directory as torchgen names it in `@generated from ...` comments.
-
-    torchgen writes the directory relative to its own package (`packaged/autograd/
-    templates` for the templates in torch's wheel, `../tools/autograd/templates` in
-    a PyTorch checkout). opgen does not import torchgen, so it finds that package
-    beside the templates: an enclosing `torchgen` directory (the wheel's layout),
-    else `<root>/torchgen` for templates under `<root>/tools/autograd` (a
-    checkout), else an installed torchgen, located without importing it.
-    """
-    templates = Path(os.path.abspath(template_dir))
-    for parent in templates.parents:
-        if parent.name == "torchgen":
-            return os.path.relpath(templates, parent)
-    if templates.parent.parent.name == "tools":
-        checkout = templates.parent.parent.parent / "torchgen"
-        if checkout.is_dir():
-            return os.path.relpath(templates, checkout)
-    found = importlib.util.find_spec("torchgen")
-    if found is not None and found.origin is not None:
-        return os.path.relpath(templates, os.path.dirname(found.origin))
-    return os.path.relpath(templates, templates.parent.parent.parent)

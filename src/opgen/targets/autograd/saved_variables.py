@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from opgen.api.autograd import SavedAttribute
+from opgen.api.autograd_views import is_tensor_list_type
 from opgen.api.types import (
     I_TENSOR_LIST_REF,
     INT_ARRAY_REF,
@@ -41,7 +42,6 @@ from opgen.api.types import (
 )
 from opgen.spec.types import ListType
 from opgen.targets.autograd.autograd_kernel import AutogradKernel
-from opgen.targets.autograd.views import is_tensor_list_type
 from opgen.template import Template
 
 Guard = Callable[[SavedAttribute], "str | None"]

@@ -32,6 +32,7 @@ from opgen.api.autograd import (
     NativeFunctionWithDifferentiabilityInfo,
     gen_differentiable_outputs,
 )
+from opgen.api.autograd_views import get_base_name
 from opgen.api.signatures import SignatureSet
 from opgen.diagnostics import SpecError
 from opgen.targets.autograd.autograd_kernel import AutogradKernel
@@ -43,7 +44,6 @@ from opgen.targets.autograd.debug_checks import (
 from opgen.targets.autograd.kernel_lists import DONT_REQUIRE_DERIVATIVE, RESET_GRAD_ACCUMULATOR
 from opgen.targets.autograd.run import AutogradRun
 from opgen.targets.autograd.variable_type_body import emit_body
-from opgen.targets.autograd.views import get_base_name
 from opgen.targets.autograd.wrappers import (
     MANUAL_AUTOGRAD_AND_TRACER,
     MANUAL_BACKEND,

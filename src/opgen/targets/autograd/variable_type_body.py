@@ -16,6 +16,7 @@ Inplace foreach functions build one node per list element (`grad_fns`).
 from __future__ import annotations
 
 from opgen.api import cpp
+from opgen.api.autograd_views import modifies_arguments
 from opgen.api.types import Binding
 from opgen.spec.types import ListType
 from opgen.targets.autograd.autograd_kernel import AutogradKernel
@@ -36,7 +37,6 @@ from opgen.targets.autograd.saved_variables import (
     emit_save_inputs,
     emit_save_outputs,
 )
-from opgen.targets.autograd.views import modifies_arguments
 from opgen.targets.autograd.wrappers import (
     TMP_VAR,
     assign_return_value,

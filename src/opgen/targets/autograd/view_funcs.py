@@ -25,6 +25,7 @@ from functools import partial
 
 from opgen.api import dispatcher
 from opgen.api.autograd import NativeFunctionWithDifferentiabilityInfo
+from opgen.api.autograd_views import get_view_info, modifies_arguments
 from opgen.api.translate import translate
 from opgen.api.types import SYM_INT, TENSOR, ArgumentStyle, Binding, VectorCType
 from opgen.cached import cached
@@ -33,7 +34,6 @@ from opgen.spec.arguments import Argument
 from opgen.spec.native import NativeFunction
 from opgen.spec.types import OptionalType, Type
 from opgen.targets.autograd.run import AutogradRun
-from opgen.targets.autograd.views import get_view_info, modifies_arguments
 from opgen.targets.autograd.wrappers import extract_bindings, use_derived
 from opgen.template import indented
 

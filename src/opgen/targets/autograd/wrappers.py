@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from opgen.api import cpp
 from opgen.api.autograd import NativeFunctionWithDifferentiabilityInfo, dispatch_strategy
+from opgen.api.autograd_views import is_tensor_list_type
 from opgen.api.types import ArgumentStyle, Binding
 from opgen.spec.arguments import SelfArgument, TensorOptionsArguments
 from opgen.spec.keys import SchemaKind
 from opgen.spec.native import NativeFunction
-from opgen.targets.autograd.views import is_tensor_list_type
 from opgen.template import Template
 
 # Operators with manual_kernel_registration whose backend, Autograd and Tracer

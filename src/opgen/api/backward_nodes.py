@@ -36,6 +36,7 @@ from opgen.api.autograd import (
     is_foreach_func,
     uses_retain_variables,
 )
+from opgen.api.autograd_views import VIEW_FUNCTIONS
 from opgen.api.types import (
     BOOL,
     DOUBLE,
@@ -60,7 +61,6 @@ from opgen.api.types import (
 from opgen.diagnostics import SpecError
 from opgen.frozen import frozen
 from opgen.spec.schema import FunctionSchema
-from opgen.targets.autograd.views import VIEW_FUNCTIONS
 
 LONG = BaseCType("int64_t")
 STRING = BaseCType("c10::string_view")

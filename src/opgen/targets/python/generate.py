@@ -1,0 +1,22 @@
+"""The run: each file family's emitter, in torchgen's order."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from opgen.targets.python.options import PythonOptions
+from opgen.targets.python.run import PythonRun
+
+Emitter = Callable[[PythonRun], None]
+
+# In the order gen_autograd_python generates: python_functions.h/.cpp (the backward
+# nodes' Python classes), then gen_python_functions' files.
+EMITTERS: tuple[Emitter, ...] = ()
+
+
+def generate(options: PythonOptions) -> PythonRun:
+    """The run the options describe, with every output added; raises SpecError for bad input."""
+    run = PythonRun.start(options)
+    for emit in EMITTERS:
+        emit(run)
+    return run

@@ -1,0 +1,84 @@
+"""Output trees of torchgen's `gen_autograd_python` and of `opgen python`, to compare byte for byte.
+
+Upstream has no command line for the Python bindings (PyTorch's build calls
+`gen_autograd_python` from its own script), so the oracle calls the function in
+a subprocess, named in generated comments as gen_autograd.py names itself. It
+runs once per input set and test session (about 2 s); OPGEN_ORACLE_DIR keeps its
+trees between sessions while developing (never committed).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from .aten_trees import Tree, read_tree
+from .autograd_trees import AutogradInputs
+
+_ORACLE = """
+import sys
+import torchgen.packaged.autograd.gen_autograd as module
+sys.modules["__main__"].__file__ = module.__file__
+native, tags, out, autograd = sys.argv[1:]
+module.gen_autograd_python(native, tags, out, autograd)
+"""
+
+
+def torchgen_python_tree(inputs: AutogradInputs, root: Path) -> Tree:
+    cache = _cache_dir(inputs)
+    if cache is not None and (cache / "done").exists():
+        return read_tree(cache / "tree")
+    if root.exists():
+        shutil.rmtree(root)
+    root.mkdir(parents=True)
+    arguments = [inputs.native_yaml, inputs.tags_yaml, str(root / "out"), inputs.autograd_dir]
+    subprocess.run(
+        [sys.executable, "-c", _ORACLE, *arguments], check=True, cwd=root, capture_output=True
+    )
+    tree = read_tree(root)
+    if cache is not None:
+        for rel, data in tree.files.items():
+            (cache / "tree" / rel).parent.mkdir(parents=True, exist_ok=True)
+            (cache / "tree" / rel).write_bytes(data)
+        (cache / "done").touch()
+    return tree
+
+
+def opgen_python_tree(inputs: AutogradInputs, root: Path, *flags: str) -> Tree:
+    from opgen.cli import main
+
+    root.mkdir(parents=True, exist_ok=True)
+    arguments = [inputs.native_yaml, inputs.tags_yaml, str(root / "out"), inputs.autograd_dir]
+    status = main(["python", *arguments, *flags])
+    assert status == 0, f"opgen python exited with {status}"
+    return read_tree(root)
+
+
+def opgen_python_files(
+    inputs: AutogradInputs, emitters: Iterable[Callable[..., None]]
+) -> dict[str, bytes]:
+    """What the given emitters alone produce, rendered in memory, by path under the run's root."""
+    from opgen.cli import build_parser
+    from opgen.targets.python.command import options_from
+    from opgen.targets.python.run import PythonRun
+
+    arguments = [inputs.native_yaml, inputs.tags_yaml, "out", inputs.autograd_dir]
+    run = PythonRun.start(options_from(build_parser().parse_args(["python", *arguments])))
+    for emit in emitters:
+        emit(run)
+    return {f"out/{path}": run.outputs.text(path).encode() for path in run.outputs.paths()}
+
+
+def _cache_dir(inputs: AutogradInputs) -> Path | None:
+    base = os.environ.get("OPGEN_ORACLE_DIR")
+    if not base:
+        return None
+    import torch
+
+    key = hashlib.sha1(repr(("python", torch.__version__, inputs)).encode()).hexdigest()[:16]
+    return Path(base) / key
