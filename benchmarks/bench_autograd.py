@@ -16,14 +16,10 @@ process and of any worker it forks (PSS, so shared pages count once).
 from __future__ import annotations
 
 import argparse
-import filecmp
-import shutil
-import statistics
 import sys
-import tempfile
 from pathlib import Path
 
-from paired import compile_bytecode, measured, peak_memory, torchgen_native_dir
+from paired import clean_builds, torchgen_native_dir
 
 
 def main() -> int:
@@ -34,7 +30,6 @@ def main() -> int:
     native = torchgen_native_dir()
     autograd = native.parents[1] / "autograd"
     inputs = [str(native / "native_functions.yaml"), str(native / "tags.yaml")]
-    scratch = Path(tempfile.mkdtemp(prefix="bench-autograd-"))
 
     def command(generator: list[str], root: Path) -> list[str]:
         return [*generator, *inputs, str(root / "out"), str(autograd)]
@@ -43,52 +38,11 @@ def main() -> int:
     if args.jobs is not None:
         ours += ["-j", str(args.jobs)]
     theirs = [sys.executable, "-m", "torchgen.packaged.autograd.gen_autograd"]
-    sides = (("ours", ours), ("theirs", theirs))
-    compile_bytecode()
-    try:
-        for side, generator in sides:
-            measured(command(generator, scratch / side))
-        if not _same_tree(scratch / "ours", scratch / "theirs"):
-            print("the two output trees differ; run the conformance tests", file=sys.stderr)
-            return 1
-        results: dict[str, list[tuple[float, int]]] = {"ours": [], "theirs": []}
-        for _ in range(args.runs):
-            for side, generator in sides:
-                root = scratch / side
-                shutil.rmtree(root, ignore_errors=True)
-                results[side].append(measured(command(generator, root)))
-        memory = {}
-        for side, generator in sides:
-            root = scratch / side
-            shutil.rmtree(root, ignore_errors=True)
-            memory[side] = peak_memory(command(generator, root))
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
-    _report(results, memory)
+    builds = clean_builds(ours, theirs, command, args.runs)
+    if builds is None:
+        return 1
+    print(builds.report("opgen autograd vs gen_autograd", "opgen autograd", "gen_autograd"))
     return 0
-
-
-def _same_tree(a: Path, b: Path) -> bool:
-    files_a = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
-    files_b = sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
-    if files_a != files_b:
-        return False
-    return all(filecmp.cmp(a / p, b / p, shallow=False) for p in files_a)
-
-
-def _report(results: dict[str, list[tuple[float, int]]], memory: dict[str, int]) -> None:
-    """Time, peak RSS of the largest process, and peak PSS of all processes together."""
-    ours, theirs = results["ours"], results["theirs"]
-    ratios = [t[0] / o[0] for o, t in zip(ours, theirs, strict=True)]
-    print(f"opgen autograd vs gen_autograd, {len(ratios)} alternating pairs")
-    for label, side, key in (("opgen autograd", ours, "ours"), ("gen_autograd", theirs, "theirs")):
-        seconds = statistics.median(t for t, _ in side)
-        rss = max(r for _, r in side) / 1024
-        print(
-            f"{label + ':':<16} median {seconds:.3f} s, peak RSS {rss:.0f} MiB (largest "
-            f"process), peak memory {memory[key] / 1024:.0f} MiB (PSS, all processes)"
-        )
-    print(f"speed-up (median of paired ratios): {statistics.median(ratios):.2f}x")
 
 
 if __name__ == "__main__":

@@ -2,16 +2,26 @@
 
 Start-up and imports count, and machine noise hits both sides alike. The
 result is each side's median and the median of the per-pair ratios.
+
+For generators that write a tree (`clean_builds`): both sides first run once
+and must write identical trees; then each timed run writes into a fresh, empty
+directory (a clean build), made and removed outside the timing; then each side
+runs once more, untimed, for its peak memory (PSS, workers included).
 """
 
 from __future__ import annotations
 
 import argparse
 import compileall
+import filecmp
 import os
+import shutil
 import statistics
 import subprocess
+import sys
+import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -127,3 +137,71 @@ def run_pairs(ours: list[str], theirs: list[str], runs: int) -> PairedTimes:
         our_times.append(timed(ours))
         their_times.append(timed(theirs))
     return PairedTimes(our_times, their_times)
+
+
+def same_tree(a: Path, b: Path) -> bool:
+    """Whether two directories hold the same files with the same bytes."""
+    files_a = sorted(p.relative_to(a) for p in a.rglob("*") if p.is_file())
+    files_b = sorted(p.relative_to(b) for p in b.rglob("*") if p.is_file())
+    if files_a != files_b:
+        return False
+    return all(filecmp.cmp(a / p, b / p, shallow=False) for p in files_a)
+
+
+@dataclass(frozen=True)
+class CleanBuilds:
+    """Each side's (seconds, peak RSS in KiB) per timed run, and its peak PSS in KiB."""
+
+    ours: list[tuple[float, int]]
+    theirs: list[tuple[float, int]]
+    memory_ours: int
+    memory_theirs: int
+
+    def report(self, title: str, our_label: str, their_label: str) -> str:
+        """Time, peak RSS of the largest process, and peak PSS of all processes together."""
+        ratios = [t[0] / o[0] for o, t in zip(self.ours, self.theirs, strict=True)]
+        width = max(len(our_label), len(their_label)) + 1
+        lines = [f"{title}, {len(ratios)} alternating pairs"]
+        for label, side, memory in (
+            (our_label, self.ours, self.memory_ours),
+            (their_label, self.theirs, self.memory_theirs),
+        ):
+            seconds = statistics.median(t for t, _ in side)
+            rss = max(r for _, r in side) / 1024
+            lines.append(
+                f"{label + ':':<{width}} median {seconds:.3f} s, peak RSS {rss:.0f} MiB (largest "
+                f"process), peak memory {memory / 1024:.0f} MiB (PSS, all processes)"
+            )
+        lines.append(f"speed-up (median of paired ratios): {statistics.median(ratios):.2f}x")
+        return "\n".join(lines)
+
+
+def clean_builds(
+    ours: list[str],
+    theirs: list[str],
+    command: Callable[[list[str], Path], list[str]],
+    runs: int,
+) -> CleanBuilds | None:
+    """Time `command(generator, root)` for both generators, alternating, each run into a
+    fresh `root`; None (after saying so) if the two sides' trees differ."""
+    compile_bytecode()
+    scratch = Path(tempfile.mkdtemp(prefix="bench-"))
+    sides = (("ours", ours), ("theirs", theirs))
+    try:
+        for side, generator in sides:
+            measured(command(generator, scratch / side))
+        if not same_tree(scratch / "ours", scratch / "theirs"):
+            print("the two output trees differ; run the conformance tests", file=sys.stderr)
+            return None
+        results: dict[str, list[tuple[float, int]]] = {"ours": [], "theirs": []}
+        for _ in range(runs):
+            for side, generator in sides:
+                shutil.rmtree(scratch / side, ignore_errors=True)
+                results[side].append(measured(command(generator, scratch / side)))
+        memory = {}
+        for side, generator in sides:
+            shutil.rmtree(scratch / side, ignore_errors=True)
+            memory[side] = peak_memory(command(generator, scratch / side))
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return CleanBuilds(results["ours"], results["theirs"], memory["ours"], memory["theirs"])

@@ -22,6 +22,7 @@ from opgen.spec import Spec, load_spec
 from opgen.targets.aten import command as aten_command
 from opgen.targets.autograd import annotated_command
 from opgen.targets.autograd import command as autograd_command
+from opgen.targets.pyi import command as pyi_command
 from opgen.targets.python import command as python_command
 from opgen.targets.torch_library import command as library_command
 
@@ -86,6 +87,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="read a custom-op library spec, as `opgen torch-library` does, with all its checks",
     )
     library_command.add_library_arguments(check)
+    check.add_argument(
+        "--deprecated",
+        metavar="DEPRECATED_YAML",
+        help="also check PyTorch's deprecated Python signatures (deprecated.yaml): each must "
+        "call a function of the spec",
+    )
     check.set_defaults(run=run_check)
 
     dump = commands.add_parser(
@@ -143,6 +150,15 @@ def build_parser() -> argparse.ArgumentParser:
     python_command.add_arguments(python)
     python.set_defaults(run=python_command.run_python)
 
+    pyi = commands.add_parser(
+        "pyi",
+        help="generate the .pyi stubs of torch's generated bindings, as tools/pyi/gen_pyi.py does",
+        description=pyi_command.DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    pyi_command.add_arguments(pyi)
+    pyi.set_defaults(run=pyi_command.run_pyi)
+
     library = commands.add_parser(
         "torch-library",
         help="generate a PyTorch custom-op library (C++ and Python) from a library spec",
@@ -188,6 +204,7 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     spec = _load(args)
     _report(spec.warnings, err)
     derivatives = None if args.derivatives is None else _check_derivatives(spec, args)
+    deprecated = None if args.deprecated is None else _check_deprecated(spec, args)
     if spec.warnings and args.werror:
         return 1
     derived = len(spec.functions) - spec.entry_count
@@ -200,7 +217,24 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     )
     if derivatives is not None:
         out.write(f"{args.derivatives}: ok: {derivatives}\n")
+    if deprecated is not None:
+        out.write(f"{args.deprecated}: ok: {deprecated}\n")
     return 0
+
+
+def _check_deprecated(spec: Spec, args: argparse.Namespace) -> str:
+    """Bind each deprecated Python signature to the functions it calls; a summary."""
+    from opgen.api.python_bindings import should_generate_py_binding
+    from opgen.api.python_overloads import load_deprecated, load_signatures
+    from opgen.api.signatures import SignatureSet
+
+    deprecated = load_deprecated(args.deprecated)
+    functions = [f for f in spec.functions if should_generate_py_binding(f)]
+    # Methods bind alike: matching reads only the names and the functions' schemas.
+    pairs = load_signatures(functions, deprecated, SignatureSet(), method=False)
+    called = {id(pair.function) for pair in pairs[len(functions) :]}
+    args.retain(pairs)
+    return f"{len(deprecated)} deprecated signatures, calling {len(called)} functions"
 
 
 def _check_derivatives(spec: Spec, args: argparse.Namespace) -> str:

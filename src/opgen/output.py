@@ -156,6 +156,7 @@ class _Entry:
     text: Text
     listed: bool  # named in the dependency list (Everything files are not)
     family: object = None  # what files rendered from the same lazily built state share
+    weight: int = 0  # how costly the family is to render, relative to the others
 
     def render(self) -> str:
         return self.text if isinstance(self.text, str) else self.text()
@@ -237,16 +238,26 @@ class OutputSet:
         self._generator = generator
         self._entries: dict[PurePosixPath, _Entry] = {}
 
-    def add(self, path: str, text: Text, *, listed: bool = True, family: object = None) -> None:
+    def add(
+        self,
+        path: str,
+        text: Text,
+        *,
+        listed: bool = True,
+        family: object = None,
+        weight: int = 0,
+    ) -> None:
         """Produce `path` with `text` (or what `text()` returns); each path only once.
 
         Files with the same `family` (compared by identity) share lazily built
-        state, so a parallel write renders them in the same process.
+        state, so a parallel write renders them in the same process. `weight`
+        estimates how costly the family is to render next to the run's other
+        families: a parallel write starts the heaviest first.
         """
         rel = _relative(path)
         if rel in self._entries:
             raise OutputError(f"{rel} is written twice under {self.root}")
-        self._entries[rel] = _Entry(text, listed, family)
+        self._entries[rel] = _Entry(text, listed, family, weight)
 
     def add_template(
         self, path: str, env: Env | Callable[[], Env], *, template: str | None = None
@@ -268,6 +279,7 @@ class OutputSet:
         template: str | None = None,
         source: Callable[[], Substitutable] | None = None,
         family: object = None,
+        weight: int = 0,
     ) -> None:
         """Spread `items` over `num_shards` files plus an unlisted Everything file.
 
@@ -276,7 +288,8 @@ class OutputSet:
         template is the file `template` names (default: `path`), or what `source()`
         returns, for one built in memory (then `template` only names it in the
         default generated comment). `family` puts the files in the family of other
-        files that share lazily built state with them (default: their own).
+        files that share lazily built state with them (default: their own);
+        `weight` is as for `add`.
         """
         rel, name, base = _relative(path), path if template is None else template, base_env or {}
         declared = set(sharded_keys)
@@ -294,7 +307,7 @@ class OutputSet:
         for index, shard_id in enumerate(_shard_ids(num_shards)):
             shard_path = rel.with_stem(rel.stem + shard_id).as_posix()
             render = functools.partial(self._render_shard, name, source, envs, index)
-            self.add(shard_path, render, listed=index > 0, family=family or envs)
+            self.add(shard_path, render, listed=index > 0, family=family or envs, weight=weight)
 
     def _render_shard(
         self,
@@ -324,6 +337,9 @@ class OutputSet:
 
     def family(self, path: str) -> object:
         return self._entries[_relative(path)].family
+
+    def weight(self, path: str) -> int:
+        return self._entries[_relative(path)].weight
 
     def listed(self) -> list[Path]:
         """The files build systems are told about: root joined, sorted as paths."""
@@ -407,11 +423,13 @@ def _units(
 ) -> list[list[Path]]:
     """`files` in groups rendered together, at most `MAX_TASKS` of them.
 
-    A family's files form one group, and families come first: they are the
-    largest pieces of work, and a queue runs best when the large pieces go
-    first. Other files are grouped in runs of consecutive files.
+    A family's files form one group, and families come first, the heaviest
+    (their `weight`) first, else in path order: they are the largest pieces of
+    work, and a queue runs best when the large pieces go first. Other files are
+    grouped in runs of consecutive files.
     """
     families: dict[int, list[Path]] = {}
+    weights: dict[int, int] = {}
     singles: list[Path] = []
     for file in files:
         output_set, path = targets[file]
@@ -420,9 +438,14 @@ def _units(
             singles.append(file)
         else:
             families.setdefault(id(family), []).append(file)
+            weights[id(family)] = max(weights.get(id(family), 0), output_set.weight(path))
+    heaviest_first = sorted(families, key=lambda family: -weights[family])  # a stable sort
     room = max(MAX_TASKS - len(families), 1)
     run = -(-len(singles) // room)  # ceiling division
-    return [*families.values(), *(singles[i : i + run] for i in range(0, len(singles), run))]
+    return [
+        *(families[family] for family in heaviest_first),
+        *(singles[i : i + run] for i in range(0, len(singles), run)),
+    ]
 
 
 def _stage_files(

@@ -10,7 +10,7 @@ import pytest
 from .aten_trees import CONFIGS, Tree, opgen_tree, torchgen_tree
 from .autograd_trees import CONFIGS as AUTOGRAD_CONFIGS
 from .autograd_trees import AutogradInputs, torchgen_autograd_tree
-from .python_trees import torchgen_python_tree
+from .python_trees import python_variation, torchgen_python_tree
 
 
 @pytest.fixture(scope="session")
@@ -69,3 +69,30 @@ def torchgen_python(
 ) -> Tree:
     """torchgen's Python bindings (gen_autograd_python) on torch's own inputs."""
     return torchgen_python_tree(autograd_inputs, tmp_path_factory.mktemp("python") / "torchgen")
+
+
+@pytest.fixture(scope="session")
+def torchgen_python_variations(
+    autograd_inputs: AutogradInputs, tmp_path_factory: pytest.TempPathFactory
+) -> Callable[[str, bool], tuple[AutogradInputs, Tree]]:
+    """`variation(name, functions_only)`: an autograd variation laid out for the Python
+    bindings (python_trees.python_variation), and upstream's tree for it (only
+    python_functions.h/.cpp with `functions_only`), each built once."""
+    inputs: dict[str, AutogradInputs] = {}
+    trees: dict[tuple[str, bool], Tree] = {}
+
+    def variation(name: str, functions_only: bool) -> tuple[AutogradInputs, Tree]:
+        if name not in inputs:
+            root = tmp_path_factory.mktemp(f"python-variation-{name}")
+            inputs[name] = python_variation(name, root / "inputs", autograd_inputs)
+        if (name, functions_only) not in trees:
+            root = tmp_path_factory.mktemp(f"python-variation-{name}-torchgen")
+            # The oracle cache is keyed by input paths, not contents: never use it here.
+            with pytest.MonkeyPatch.context() as patch:
+                patch.delenv("OPGEN_ORACLE_DIR", raising=False)
+                trees[name, functions_only] = torchgen_python_tree(
+                    inputs[name], root, functions_only=functions_only
+                )
+        return inputs[name], trees[name, functions_only]
+
+    return variation

@@ -5,6 +5,13 @@ Upstream has no command line for the Python bindings (PyTorch's build calls
 a subprocess, named in generated comments as gen_autograd.py names itself. It
 runs once per input set and test session (about 2 s); OPGEN_ORACLE_DIR keeps its
 trees between sessions while developing (never committed).
+
+A second oracle runs only `gen_autograd_functions_python` (python_functions.h
+and .cpp), for inputs whose operators the Python bindings reject (the edited
+autograd variation's `bool[3]` argument). `python_variation` builds the autograd
+variations (autograd_variations.py) for the bindings: their deprecated.yaml
+keeps only the entries of functions the spec still has, since upstream rejects
+an entry that names none.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from pathlib import Path
 
 from .aten_trees import Tree, read_tree
 from .autograd_trees import AutogradInputs
+from .autograd_variations import VARIATIONS, split_entries
 
 _ORACLE = """
 import sys
@@ -28,9 +36,24 @@ native, tags, out, autograd = sys.argv[1:]
 module.gen_autograd_python(native, tags, out, autograd)
 """
 
+_FUNCTIONS_ORACLE = """
+import os
+import sys
+import torchgen.packaged.autograd.gen_autograd as module
+from torchgen.packaged.autograd.gen_autograd_functions import gen_autograd_functions_python
+from torchgen.packaged.autograd.load_derivatives import load_derivatives
+sys.modules["__main__"].__file__ = module.__file__
+native, tags, out, autograd = sys.argv[1:]
+infos, _ = load_derivatives(os.path.join(autograd, "derivatives.yaml"), native, tags)
+gen_autograd_functions_python(out, infos, os.path.join(autograd, "templates"))
+"""
 
-def torchgen_python_tree(inputs: AutogradInputs, root: Path) -> Tree:
-    cache = _cache_dir(inputs)
+
+def torchgen_python_tree(
+    inputs: AutogradInputs, root: Path, *, functions_only: bool = False
+) -> Tree:
+    """Upstream's tree for `inputs`; only python_functions.h/.cpp with `functions_only`."""
+    cache = _cache_dir(inputs, functions_only)
     if cache is not None and (cache / "done").exists():
         return read_tree(cache / "tree")
     if root.exists():
@@ -38,7 +61,10 @@ def torchgen_python_tree(inputs: AutogradInputs, root: Path) -> Tree:
     root.mkdir(parents=True)
     arguments = [inputs.native_yaml, inputs.tags_yaml, str(root / "out"), inputs.autograd_dir]
     subprocess.run(
-        [sys.executable, "-c", _ORACLE, *arguments], check=True, cwd=root, capture_output=True
+        [sys.executable, "-c", _FUNCTIONS_ORACLE if functions_only else _ORACLE, *arguments],
+        check=True,
+        cwd=root,
+        capture_output=True,
     )
     tree = read_tree(root)
     if cache is not None:
@@ -74,11 +100,23 @@ def opgen_python_files(
     return {f"out/{path}": run.outputs.text(path).encode() for path in run.outputs.paths()}
 
 
-def _cache_dir(inputs: AutogradInputs) -> Path | None:
+def python_variation(name: str, root: Path, source: AutogradInputs) -> AutogradInputs:
+    """The autograd variation `name` of `source` under `root`, its deprecated.yaml trimmed."""
+    inputs = VARIATIONS[name](root, source)
+    deprecated = Path(inputs.autograd_dir, "deprecated.yaml")
+    _, functions = split_entries(Path(inputs.native_yaml).read_text(), "func")
+    names = {f.name.split(".", 1)[0] for f in functions}
+    header, entries = split_entries(deprecated.read_text(), "name")
+    deprecated.write_text(header + "".join(e.text for e in entries if e.name in names))
+    return inputs
+
+
+def _cache_dir(inputs: AutogradInputs, functions_only: bool) -> Path | None:
     base = os.environ.get("OPGEN_ORACLE_DIR")
     if not base:
         return None
     import torch
 
-    key = hashlib.sha1(repr(("python", torch.__version__, inputs)).encode()).hexdigest()[:16]
+    kind = "python-functions" if functions_only else "python"
+    key = hashlib.sha1(repr((kind, torch.__version__, inputs)).encode()).hexdigest()[:16]
     return Path(base) / key

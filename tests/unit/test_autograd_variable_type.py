@@ -164,7 +164,7 @@ def test_an_out_kernel_refuses_gradients_and_tangents(function_of: FunctionOf) -
         "  dispatch:\n"
         "    CPU: foo\n"
     )
-    body = emit_body(AutogradKernel.of(with_info(f)))
+    body = emit_body(AutogradKernel.of(with_info(f)), SignatureSet().of(f).dispatcher.bindings)
     assert body[3:6] == [
         "c10::intrusive_ptr<Node> grad_fn;\n",
         'if (compute_requires_grad( self )) {\n  throw_error_out_requires_grad("foo");\n}\n',

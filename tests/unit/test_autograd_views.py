@@ -19,9 +19,9 @@ from opgen.targets.autograd.inplace_or_view import has_kernel, kernel_body, view
 from opgen.targets.autograd.view_funcs import ViewFuncClass, state_access, view_func_name
 from opgen.targets.autograd.wrappers import (
     extract_bindings,
-    gen_formals,
     method_definition,
     type_wrapper_name,
+    wrapper_formals,
 )
 
 FunctionOf = Callable[[str], NativeFunction]
@@ -37,7 +37,7 @@ AS_STRIDED = (
 def kernel(f: NativeFunction) -> str:
     sig = DispatcherSignature.from_schema(f.func, style=ArgumentStyle.of(f))
     body = kernel_body(NativeFunctionWithDifferentiabilityInfo(f, None, None), sig)
-    return method_definition(sig.returns_text, type_wrapper_name(f), gen_formals(f), body)
+    return method_definition(sig.returns_text, type_wrapper_name(f), wrapper_formals(sig), body)
 
 
 def test_inplace_kernel_bumps_the_version_of_what_it_returns(function_of: FunctionOf) -> None:
@@ -70,7 +70,8 @@ def test_only_views_and_mutations_that_return_get_a_kernel(function_of: Function
 
 
 def test_view_replay_captures_array_refs_as_vectors(function_of: FunctionOf) -> None:
-    assert view_replay(function_of(EXPAND), None).splitlines() == [
+    expand = function_of(EXPAND)
+    assert view_replay(expand, extract_bindings(expand), None).splitlines() == [
         "std::unique_ptr<torch::autograd::ViewFunc> func(nullptr);",
         "std::function<at::Tensor(const at::Tensor&)> rev_func=nullptr;",
         "if (false ||",
@@ -88,7 +89,8 @@ def test_view_replay_captures_array_refs_as_vectors(function_of: FunctionOf) -> 
 
 
 def test_views_that_change_metadata_always_replay(function_of: FunctionOf) -> None:
-    replay = view_replay(function_of("- func: view_as_real(Tensor(a) self) -> Tensor(a)"), None)
+    view_as_real = function_of("- func: view_as_real(Tensor(a) self) -> Tensor(a)")
+    replay = view_replay(view_as_real, extract_bindings(view_as_real), None)
     assert replay.splitlines()[2] == "if (true ||"
 
 

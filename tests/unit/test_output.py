@@ -392,6 +392,35 @@ def test_parallel_write_gives_the_serial_files_and_report(tmp_path: Path) -> Non
     ]
 
 
+def test_families_render_first_the_heaviest_first_then_the_other_files(tmp_path: Path) -> None:
+    rendered: list[str] = []
+    out = OutputSet(tmp_path)
+
+    def add(path: str, family: object = None, weight: int = 0) -> None:
+        def render() -> str:
+            rendered.append(path)
+            return path
+
+        out.add(path, render, family=family, weight=weight)
+
+    light, heavy, heavier = object(), object(), object()
+    add("a.h")
+    add("b_light.h", light)
+    add("c_heavy.h", heavy, weight=1)
+    add("d_heavier_1.h", heavier)  # a family is as heavy as its heaviest file
+    add("d_heavier_2.h", heavier, weight=2)
+    add("e_light.h", light)
+    write_files([out], jobs=1)
+    assert rendered == [
+        "d_heavier_1.h",
+        "d_heavier_2.h",
+        "c_heavy.h",
+        "b_light.h",
+        "e_light.h",
+        "a.h",
+    ]
+
+
 def test_sharded_files_render_again_after_their_envs_are_dropped() -> None:
     out = sharded()
     first = [out.text(p) for p in out.paths()]  # the last one drops the envs

@@ -30,6 +30,7 @@ from dataclasses import field
 
 from opgen.api import cpp
 from opgen.api.types import ArgumentStyle, Binding, NamedCType
+from opgen.cached import cached
 from opgen.diagnostics import Location
 from opgen.frozen import frozen
 from opgen.spec.keys import SchemaKind
@@ -127,6 +128,19 @@ class NativeFunctionWithDifferentiabilityInfo:
     func: NativeFunction
     info: Mapping[str, DifferentiabilityInfo] | None
     fw_derivatives: Mapping[str, tuple[ForwardDerivative, ...]] | None
+
+    def differentiable_outputs(self, key: str = DEFAULT_KEY) -> tuple[DifferentiableOutput, ...]:
+        """`gen_differentiable_outputs(self, key)`, derived once per key (matching checks
+        them, and VariableType and ADInplaceOrView kernels build on them)."""
+        by_key = self._differentiable_outputs
+        found = by_key.get(key)
+        if found is None:
+            found = by_key[key] = tuple(gen_differentiable_outputs(self, key))
+        return found
+
+    @cached
+    def _differentiable_outputs(self) -> dict[str, tuple[DifferentiableOutput, ...]]:
+        return {}
 
 
 @frozen

@@ -320,6 +320,27 @@ def _cpp_string_literal(body: str) -> str:
     return '"' + "".join(out) + '"'
 
 
+# The escapes of a C++ string literal, applied in this order (backslash first).
+_STRING_ESCAPES = (
+    ("\\", "\\\\"),
+    ('"', '\\"'),
+    ("\a", "\\a"),
+    ("\b", "\\b"),
+    ("\f", "\\f"),
+    ("\n", "\\n"),
+    ("\v", "\\v"),
+    ("\t", "\\t"),
+)
+
+
+def cpp_string(s: str) -> str:
+    """`s` as a C++ string literal (backslash, quote and control-character escapes)."""
+    for raw, escaped in _STRING_ESCAPES:
+        if raw in s:
+            s = s.replace(raw, escaped)
+    return f'"{s}"'
+
+
 # -- arguments ---------------------------------------------------------------------
 
 

@@ -28,7 +28,6 @@ from opgen.api.autograd import (
     DifferentiabilityInfo,
     ForwardDerivative,
     NativeFunctionWithDifferentiabilityInfo,
-    gen_differentiable_outputs,
     is_foreach_func,
 )
 from opgen.api.foreach_derivatives import ForeachDeriver
@@ -248,7 +247,7 @@ def _check_differentiable_outputs(
     f = fn.func
     if not info.has_derivatives or (is_foreach_func(f) and f.func.kind is SchemaKind.inplace):
         return
-    outputs = gen_differentiable_outputs(fn, key)
+    outputs = fn.differentiable_outputs(key)
     if not outputs and f.func.returns:
         raise SpecError(
             f"'{f.func.name}' has backward formulas but no differentiable output",

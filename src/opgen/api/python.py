@@ -474,7 +474,7 @@ def _tensor_options_args(
     if not is_like_or_new and category_override != "factory":
         # A factory makes tensors from no tensor. Most functions are not one: the
         # tests run in the order that settles that soonest.
-        if any(a.type.is_tensor_like() for a in func.arguments.flat_non_out):
+        if func.arguments.has_tensor_arg():
             return ()
         if not any(r.type.is_tensor_like() for r in func.returns):
             return ()

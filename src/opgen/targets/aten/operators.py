@@ -23,13 +23,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from opgen.api.cpp import cpp_string
 from opgen.api.signatures import FunctionSignatures
 from opgen.spec.backend import BackendIndex
 from opgen.spec.native import NativeFunction
 from opgen.targets.aten import static_dispatch
 from opgen.targets.aten.functions import ArgumentTranslations
 from opgen.targets.aten.run import AtenRun
-from opgen.targets.aten.schema_registration import cpp_string
 
 
 def declaration(sigs: FunctionSignatures) -> str:

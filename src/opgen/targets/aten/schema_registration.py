@@ -18,31 +18,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from opgen.api.cpp import cpp_string
 from opgen.spec.native import NativeFunction
 from opgen.spec.selection import OperatorSelection
 from opgen.targets.aten.run import AtenRun
 
 # Namespaces torch defines itself, so generated code may only add to them.
 _FRAGMENT_NAMESPACES = frozenset({"quantized", "quantized_decomposed"})
-
-_ESCAPES = (
-    ("\\", "\\\\"),
-    ('"', '\\"'),
-    ("\a", "\\a"),
-    ("\b", "\\b"),
-    ("\f", "\\f"),
-    ("\n", "\\n"),
-    ("\v", "\\v"),
-    ("\t", "\\t"),
-)
-
-
-def cpp_string(s: str) -> str:
-    """`s` as a C++ string literal (backslash, quote and control-character escapes)."""
-    for raw, escaped in _ESCAPES:
-        if raw in s:
-            s = s.replace(raw, escaped)
-    return f'"{s}"'
 
 
 def _registrations(

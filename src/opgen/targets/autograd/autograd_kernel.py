@@ -32,7 +32,6 @@ from opgen.api.autograd import (
     DifferentiableOutput,
     ForwardDerivative,
     NativeFunctionWithDifferentiabilityInfo,
-    gen_differentiable_outputs,
     is_differentiable,
 )
 from opgen.api.autograd_views import get_base_name, get_view_info, modifies_arguments
@@ -105,7 +104,7 @@ class AutogradKernel:
             pairs = _foreach_pairs(f, info)
         inputs = tuple(_differentiable_inputs(f, info, style, dict(pairs)))
         args_with_derivatives = _args_with_derivatives(inputs, info)
-        outputs = tuple(gen_differentiable_outputs(fn, key))
+        outputs = fn.differentiable_outputs(key)
         base_name = get_base_name(f)
         undifferentiable = base_name in DONT_REQUIRE_DERIVATIVE or name in DONT_REQUIRE_DERIVATIVE
         requires_derivative = (

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from opgen.api import cpp
-from opgen.api.autograd import NativeFunctionWithDifferentiabilityInfo, gen_differentiable_outputs
+from opgen.api.autograd import NativeFunctionWithDifferentiabilityInfo
 from opgen.api.autograd_views import (
     VIEW_FUNCTIONS_WITH_METADATA_CHANGE,
     get_view_info,
@@ -53,13 +53,12 @@ from opgen.targets.autograd.view_funcs import VIEW_IDX, view_func_name
 from opgen.targets.autograd.wrappers import (
     TMP_VAR,
     assign_return_value,
-    extract_bindings,
-    gen_formals,
     get_return_value,
     method_definition,
     tie_return_values,
     type_wrapper_name,
     use_derived,
+    wrapper_formals,
     wrapper_registration,
 )
 
@@ -122,10 +121,10 @@ def replay_arguments(f: NativeFunction, bindings: Sequence[Binding]) -> tuple[li
     return copies, arguments
 
 
-def view_replay(f: NativeFunction, view_idx: str | None) -> str:
+def view_replay(f: NativeFunction, bindings: Sequence[Binding], view_idx: str | None) -> str:
     """Statements setting `func` (redoes the view) and `rev_func` (undoes it) where the
-    view cannot be redone with `as_strided`; else both stay null."""
-    bindings = extract_bindings(f)
+    view cannot be redone with `as_strided`; else both stay null. `bindings` are the
+    wrapper's (the dispatcher signature's)."""
     copies, replay_args = replay_arguments(f, bindings)
     index = [] if view_idx is None else [view_idx]
     func_args = ", ".join([*(b.name for b in bindings if b.name != "self"), *index])
@@ -166,12 +165,15 @@ def creation_meta(when_grad_enabled: str) -> str:
     )
 
 
-def view_body(fn: NativeFunctionWithDifferentiabilityInfo, var: str) -> tuple[str, str]:
-    """Statements marking the redispatch's result `var` as a view, and the value returned."""
+def view_body(
+    fn: NativeFunctionWithDifferentiabilityInfo, bindings: Sequence[Binding], var: str
+) -> tuple[str, str]:
+    """Statements marking the redispatch's result `var` as a view, and the value returned
+    (`bindings`: the wrapper's)."""
     f = fn.func
     base = get_view_info(f)
     assert base is not None, "only views get a view body"
-    outputs = gen_differentiable_outputs(fn)
+    outputs = fn.differentiable_outputs()
     if not outputs:  # e.g. `indices()` of a sparse tensor
         untracked = (
             f"as_view({base}, {var}, /* is_bw_differentiable */ false, "
@@ -195,7 +197,7 @@ def view_body(fn: NativeFunctionWithDifferentiabilityInfo, var: str) -> tuple[st
             f"as_view(/* base */ {base}, /* output */ {var}[{VIEW_IDX}], {tracked}"
             f"{creation_meta('CreationMeta::MULTI_OUTPUT_NODE')});"
         )
-        replay = view_replay(f, VIEW_IDX).replace("\n", "\n  ")
+        replay = view_replay(f, bindings, VIEW_IDX).replace("\n", "\n  ")
         loop = f"for (auto {VIEW_IDX} : c10::irange({var}.size())) {{\n  {replay}\n  {each}\n}}\n"
         return loop, f"std::move({var})"
     if not is_tensor_type(output.type):
@@ -208,7 +210,7 @@ def view_body(fn: NativeFunctionWithDifferentiabilityInfo, var: str) -> tuple[st
         f"as_view(/* base */ {base}, /* output */ {var}, {tracked}"
         f"{creation_meta('CreationMeta::DEFAULT')})"
     )
-    return view_replay(f, None) + "\n", rhs
+    return view_replay(f, bindings, None) + "\n", rhs
 
 
 def kernel_body(
@@ -234,7 +236,7 @@ def kernel_body(
             f"  return at::_ops::{unambiguous}::redispatch({args});\n"
             "})();\n"
         )
-        call, rhs = view_body(fn, TMP_VAR)
+        call, rhs = view_body(fn, dispatcher.bindings, TMP_VAR)
         body = [redispatch, call, assign_return_value(tie_return_values(f), rhs)]
     if f.func.returns:
         body.append(f"return {get_return_value(f)};")
@@ -253,7 +255,7 @@ def kernel_env(
     return {
         "ops_headers": [f"#include <ATen/ops/{f.root_name}_ops.h>"],
         "inplace_or_view_method_definitions": [
-            method_definition(dispatcher.returns_text, name, gen_formals(f), body)
+            method_definition(dispatcher.returns_text, name, wrapper_formals(dispatcher), body)
         ],
         "inplace_or_view_wrapper_registrations": [wrapper_registration(f, name, "ADInplaceOrView")],
     }

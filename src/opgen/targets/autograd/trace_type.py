@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from opgen.api import cpp
 from opgen.api.signatures import FunctionSignatures
+from opgen.api.tracing import should_trace
 from opgen.spec.keys import SchemaKind
 from opgen.spec.native import NativeFunction
 from opgen.targets.autograd.run import AutogradRun
@@ -34,28 +35,10 @@ from opgen.targets.autograd.wrappers import (
     method_definition,
     tie_return_values,
     type_wrapper_name,
+    wrapper_formals,
     wrapper_registration,
 )
 from opgen.template import Template
-
-# Composites recorded as their parts (by base name); `_coalesced` because the
-# JIT has no sparse tensors.
-DONT_RECORD_TRACE = frozenset(
-    {
-        "convolution",
-        "conv1d",
-        "conv2d",
-        "conv3d",
-        "conv_transpose1d",
-        "conv_transpose2d",
-        "conv_transpose3d",
-        "lstm_cell",
-        "gru_cell",
-        "rnn_tanh_cell",
-        "rnn_relu_cell",
-        "_coalesced",
-    }
-)
 
 # Operators recorded under another name: `zero_` and `fill_` have no out-of-place form.
 RENAME_TRACE = {"zero": "zeros_like", "fill": "full_like"}
@@ -106,15 +89,6 @@ if (tracer_state) {
 }
 """
 )
-
-
-def should_trace(f: NativeFunction) -> bool:
-    """Whether the kernel records the call: it returns a tensor, takes no Storage."""
-    if any(str(a.type) in ("Storage", "Type") for a in f.func.schema_order_arguments()):
-        return False
-    if not any(r.type.is_tensor_like() for r in f.func.returns):
-        return False
-    return f.func.name.name.base not in DONT_RECORD_TRACE
 
 
 def _select(cond: str, true: str, false: str) -> str:
@@ -194,9 +168,7 @@ def trace_inputs(f: NativeFunction) -> str:
 
 
 def pre_record_trace(f: NativeFunction) -> str:
-    """Creates the node and records the inputs, if tracing; empty for untraced functions."""
-    if not should_trace(f):
-        return ""
+    """Creates the node and records the inputs, if tracing (for a traced function)."""
     inputs = trace_inputs(f)
     guard = ""
     if _records_out_of_place(f):
@@ -216,13 +188,11 @@ def _add_outputs(names: list[str]) -> list[str]:
 
 
 def post_record_trace(f: NativeFunction) -> str:
-    """Restores the tracing state and records the outputs; empty for untraced functions.
+    """Restores the tracing state and records the outputs (for a traced function).
 
     Forced out of place, an out= operator's outputs are its out arguments; kept
     inplace, its returns (the same names in most functions: one block then).
     """
-    if not should_trace(f):
-        return ""
     returned = cpp.return_names(f)
     outs = [a.name for a in f.func.arguments.out]
     if not outs or outs == returned:
@@ -248,11 +218,13 @@ def trace_kernel(f: NativeFunction, sigs: FunctionSignatures) -> str:
     """The kernel's definition: dispatcher-convention parameters after the key set."""
     assert cpp.name(f.func) not in MANUAL_TRACER, f"{f.func.name} has a hand-written kernel"
     dispatcher = sigs.dispatcher
-    parameters = dispatcher.defined_parameters
-    formals = f"c10::DispatchKeySet ks, {parameters}" if parameters else "c10::DispatchKeySet ks"
-    body = [pre_record_trace(f), _redispatch(f, sigs), post_record_trace(f)]
+    if should_trace(f):
+        body = [pre_record_trace(f), _redispatch(f, sigs), post_record_trace(f)]
+    else:
+        body = ["", _redispatch(f, sigs), ""]
     if f.func.returns:
         body.append(f"return {get_return_value(f)};")
+    formals = wrapper_formals(dispatcher)
     return method_definition(dispatcher.returns_text, type_wrapper_name(f), formals, body)
 
 
@@ -276,6 +248,7 @@ def emit_trace_type(run: AutogradRun) -> None:
         num_shards=10,
         sharded_keys=("ops_headers", "trace_method_definitions", "trace_wrapper_registrations"),
         base_env={"generated_comment": f"@generated from {run.template_comment_dir}/TraceType.cpp"},
+        weight=1,  # the second largest family, after VariableType's
     )
 
 

@@ -30,7 +30,6 @@ from opgen.api import cpp
 from opgen.api.autograd import (
     DEFAULT_KEY,
     NativeFunctionWithDifferentiabilityInfo,
-    gen_differentiable_outputs,
 )
 from opgen.api.autograd_views import get_base_name
 from opgen.api.signatures import SignatureSet
@@ -51,6 +50,7 @@ from opgen.targets.autograd.wrappers import (
     method_definition,
     type_wrapper_name,
     use_derived,
+    wrapper_formals,
     wrapper_registration,
 )
 from opgen.template import Template
@@ -85,6 +85,7 @@ def emit_variable_type(run: AutogradRun) -> None:
         base_env={"generated_comment": f"@generated from {run.template_comment_dir}/{_TEMPLATE}"},
         source=intermediate.template,
         family=intermediate,
+        weight=2,  # the largest family by far (about half the rendering): started first
     )
 
 
@@ -123,12 +124,11 @@ def kernel_fragments(
             ],
         }
     dispatcher = signatures.of(f).dispatcher
-    parameters = dispatcher.defined_parameters
-    formals = f"c10::DispatchKeySet ks, {parameters}" if parameters else "c10::DispatchKeySet ks"
+    formals = wrapper_formals(dispatcher)
     fragments: dict[str, list[str]] = {}
     for key in fn.info or (DEFAULT_KEY,):
         name = type_wrapper_name(f, key)
-        body = emit_body(AutogradKernel.of(fn, key))
+        body = emit_body(AutogradKernel.of(fn, key), dispatcher.bindings)
         definition = method_definition(dispatcher.returns_text, name, formals, body)
         fragments[_placeholders("type_derived_method_definitions", key)] = [definition]
         fragments[_placeholders("wrapper_registrations", key)] = [
@@ -145,7 +145,7 @@ def _uses_not_implemented_fallback(fn: NativeFunctionWithDifferentiabilityInfo) 
         fn.info is None
         and str(f.func.name.name) not in RESET_GRAD_ACCUMULATOR
         and get_base_name(f) not in DONT_REQUIRE_DERIVATIVE
-        and len(gen_differentiable_outputs(fn)) > 0
+        and len(fn.differentiable_outputs()) > 0
         and cpp.name(f.func) not in DONT_ENFORCE_SAME_TENSOR_IMPL_OR_STORAGE
         and wrapper not in DONT_ENFORCE_STORAGE_IMPL_USE_COUNT
         and wrapper not in DONT_ENFORCE_TENSOR_IMPL_USE_COUNT

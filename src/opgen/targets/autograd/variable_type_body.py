@@ -15,6 +15,8 @@ Inplace foreach functions build one node per list element (`grad_fns`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from opgen.api import cpp
 from opgen.api.autograd_views import modifies_arguments
 from opgen.api.types import Binding
@@ -59,11 +61,12 @@ _TENSOR_LIST_LIKE = frozenset(
 _IF_ANY_REQUIRES_GRAD = Template("if (_any_requires_grad) {\n  ${setup}\n}\n")
 
 
-def emit_body(kernel: AutogradKernel) -> list[str]:
-    """The kernel's statements; each may span lines."""
+def emit_body(kernel: AutogradKernel, bindings: Sequence[Binding]) -> list[str]:
+    """The kernel's statements, each may span lines; `bindings` are the wrapper's
+    (`wrappers.unpack_args`)."""
     f = kernel.f
     requires = kernel.requires_derivative
-    unpack, unpacked = unpack_args(f)
+    unpack, unpacked = unpack_args(bindings)
     body = list(unpack)
     if requires:
         body.append(_any_requires_grad(kernel))

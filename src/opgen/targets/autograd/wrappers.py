@@ -9,9 +9,12 @@ written by hand in PyTorch (`MANUAL_*`) and get no generated wrapper.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from opgen.api import cpp
 from opgen.api.autograd import NativeFunctionWithDifferentiabilityInfo, dispatch_strategy
 from opgen.api.autograd_views import is_tensor_list_type
+from opgen.api.dispatcher import DispatcherSignature
 from opgen.api.types import ArgumentStyle, Binding
 from opgen.spec.arguments import SelfArgument, TensorOptionsArguments
 from opgen.spec.keys import SchemaKind
@@ -56,15 +59,11 @@ def type_wrapper_name(f: NativeFunction, key: str = "Default") -> str:
     return name
 
 
-def gen_formals(f: NativeFunction) -> str:
-    """The wrapper's parameters: the key set, then every schema argument (SymInt types)."""
-    style = ArgumentStyle.of(f)
-    parameters = [
-        f"{cpp.argument_type(a, binds='__placeholder__', symint=True, style=style).cpp_type()} "
-        f"{a.name}"
-        for a in f.func.schema_order_arguments()
-    ]
-    return ", ".join(["c10::DispatchKeySet ks", *parameters])
+def wrapper_formals(dispatcher: DispatcherSignature) -> str:
+    """The wrapper's parameters: the key set, then the dispatcher's (every schema
+    argument, SymInt types, no defaults)."""
+    parameters = dispatcher.defined_parameters
+    return f"c10::DispatchKeySet ks, {parameters}" if parameters else "c10::DispatchKeySet ks"
 
 
 def tie_return_values(f: NativeFunction) -> str:
@@ -107,12 +106,16 @@ def extract_bindings(f: NativeFunction) -> list[Binding]:
     ]
 
 
-def unpack_args(f: NativeFunction) -> tuple[list[str], list[Binding]]:
+def unpack_args(bindings: Sequence[Binding]) -> tuple[list[str], list[Binding]]:
     """Statements unpacking each non-optional tensor argument (`auto& self_ = unpack(...)`),
-    and the bindings the redispatch then passes (unpacked tensors renamed `<name>_`)."""
+    and the bindings the redispatch then passes (unpacked tensors renamed `<name>_`).
+
+    `bindings` are the wrapper's: the dispatcher signature's, every argument in schema
+    order (`extract_bindings` but without defaults, which no caller reads).
+    """
     body: list[str] = []
     unpacked: list[Binding] = []
-    for i, binding in enumerate(extract_bindings(f)):
+    for i, binding in enumerate(bindings):
         argument = binding.argument
         assert not isinstance(argument, SelfArgument | TensorOptionsArguments), (
             "wrappers take schema-order arguments, without TensorOptions"

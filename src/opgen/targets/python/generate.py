@@ -4,14 +4,23 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from opgen.targets.python.bindings import emit_bindings
+from opgen.targets.python.enum_tag import emit_enum_tag
 from opgen.targets.python.options import PythonOptions
+from opgen.targets.python.python_functions import emit_python_functions
+from opgen.targets.python.return_types import emit_return_types
 from opgen.targets.python.run import PythonRun
 
 Emitter = Callable[[PythonRun], None]
 
 # In the order gen_autograd_python generates: python_functions.h/.cpp (the backward
 # nodes' Python classes), then gen_python_functions' files.
-EMITTERS: tuple[Emitter, ...] = ()
+EMITTERS: tuple[Emitter, ...] = (
+    emit_python_functions,
+    emit_bindings,
+    emit_return_types,
+    emit_enum_tag,
+)
 
 
 def generate(options: PythonOptions) -> PythonRun:

@@ -1,0 +1,16 @@
+"""`opgen pyi`: the `.pyi` stubs of torch's generated Python bindings.
+
+torch ships type stubs for the bindings generated from the spec; PyTorch's
+`tools/pyi/gen_pyi.py` writes them. This target writes the same declarations:
+
+- `hints` derives the stubs the spec gives (torch functions, Tensor methods,
+  structseq classes) from the API layers (`api/python.py`, `api/pyi.py`,
+  `api/python_overloads.py`, `api/python_bindings.py`);
+- `torch_functions`, `tensor_methods`, `nn_functions` and `return_types` hold
+  what upstream writes by hand, as data: declarations, the names whose
+  derived stubs are left out, each file's imports;
+- `docs` reads the docstrings from torch's docs modules with `ast`;
+- `stubs` renders declarations, overload sets and docstrings; `generate`
+  lays out the files with opgen's own templates (`templates/`); `command` is
+  the command line.
+"""

@@ -1,0 +1,68 @@
+"""`opgen pyi`: the type stubs torch ships that are generated from the spec.
+
+The positional arguments are those of `opgen autograd`'s first three; the
+deprecated signatures and the docstrings are options, since the stubs are
+complete (if less helpful) without them.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TextIO
+
+from opgen.targets.pyi.options import PyiOptions
+
+DESCRIPTION = """\
+Generate the type stubs of torch's generated bindings under OUT:
+torch/_C/_VariableFunctions.pyi and its copy torch/_VF.pyi (the torch.* functions),
+torch/return_types.pyi (the structseq classes), torch/_C/_nn.pyi (torch._C._nn), and
+torch/_C/TensorBase.pyi.fragment: the generated part of class TensorBase in
+torch/_C/__init__.pyi (the rest of that file is hand-written in PyTorch), indented
+as the class body. Files whose content is unchanged are not rewritten.
+"""
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add = parser.add_argument
+    add("native_functions", metavar="NATIVE", help="native_functions.yaml")
+    add("tags", metavar="TAGS", help="tags.yaml")
+    add("out", metavar="OUT", help="output directory (the files go to OUT/torch/...)")
+    add(
+        "--deprecated",
+        metavar="DEPRECATED_YAML",
+        help="deprecated.yaml: the deprecated argument orders the torch.* stubs declare "
+        "too; without it there are none",
+    )
+    add(
+        "--docs",
+        metavar="TORCH_PACKAGE_DIR",
+        help="torch's package directory: docstrings from its _torch_docs.py and "
+        "_tensor_docs.py, read without importing them; without it the stubs have none",
+    )
+    add("--dry-run", action="store_true", help="generate everything but write no file")
+
+
+def options_from(args: argparse.Namespace) -> PyiOptions:
+    return PyiOptions(
+        native_yaml=args.native_functions,
+        tags_yaml=args.tags,
+        out=args.out,
+        deprecated_yaml=args.deprecated,
+        docs_dir=args.docs,
+        dry_run=args.dry_run,
+    )
+
+
+def run_pyi(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    # Imported here so that the other commands do not pay for the target.
+    from opgen.output import write_files
+    from opgen.targets.pyi.generate import generate
+
+    options = options_from(args)
+    run = generate(options)
+    args.retain(run)
+    if options.dry_run:
+        for path in run.outputs.paths():  # render every file: bad input fails a dry run too
+            run.outputs.text(path)
+    write_files([run.outputs], dry_run=options.dry_run)
+    return 0

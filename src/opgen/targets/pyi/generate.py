@@ -1,0 +1,120 @@
+"""The stub files: what each holds, from the spec's stubs, the tables and the docstrings.
+
+`generate(options)` reads the inputs and returns the run, whose `outputs`
+hold every file: `torch/_C/_VariableFunctions.pyi` and its copy
+`torch/_VF.pyi` (hand-written declarations first, then the derived ones, per
+name, names sorted), `torch/return_types.pyi`, `torch/_C/_nn.pyi` and the
+fragment `torch/_C/TensorBase.pyi.fragment` (the generated part of the class
+body, for PyTorch's hand-written `torch/_C/__init__.pyi`; Tensor methods:
+hand-written, derived, then the Python operators). `stub_files` builds the
+files from inputs already read.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping
+
+from opgen.api.signatures import SignatureSet
+from opgen.frozen import frozen
+from opgen.output import OutputSet, TemplateDir
+from opgen.spec.model import Spec, load_spec
+from opgen.targets.pyi import nn_functions, return_types, torch_functions
+from opgen.targets.pyi.docs import FUNCTION_PREFIX, TENSOR_PREFIX, load_docstrings
+from opgen.targets.pyi.hints import SpecStubs, spec_stubs
+from opgen.targets.pyi.options import PYI_GENERATOR, PyiOptions
+from opgen.targets.pyi.stubs import Definition, Stub, add_all, render_imports, sorted_stubs
+from opgen.targets.pyi.tensor_methods import TENSOR_METHODS, TENSOR_OPERATORS
+from opgen.template import Template
+
+TEMPLATES = os.path.join(os.path.dirname(__file__), "templates")
+
+VARIABLE_FUNCTIONS = "torch/_C/_VariableFunctions.pyi"
+VF = "torch/_VF.pyi"
+RETURN_TYPES = "torch/return_types.pyi"
+NN = "torch/_C/_nn.pyi"
+TENSOR_BASE = "torch/_C/TensorBase.pyi.fragment"
+
+
+@frozen(eq=False)
+class PyiRun:
+    options: PyiOptions
+    spec: Spec
+    stubs: SpecStubs
+    outputs: OutputSet
+
+
+def generate(options: PyiOptions) -> PyiRun:
+    """The run the options describe, with every file added; raises SpecError for bad input."""
+    from opgen.api.python_overloads import load_deprecated
+
+    spec = load_spec(options.native_yaml, options.tags_yaml)
+    deprecated = () if options.deprecated_yaml is None else load_deprecated(options.deprecated_yaml)
+    docstrings = {} if options.docs_dir is None else load_docstrings(options.docs_dir)
+    stubs = spec_stubs(spec.functions, deprecated, SignatureSet())
+    return PyiRun(options, spec, stubs, stub_files(stubs, docstrings, options.out))
+
+
+def stub_files(stubs: SpecStubs, docstrings: Mapping[str, str], out: str) -> OutputSet:
+    """Every stub file, to be written under `out`."""
+    outputs = OutputSet(out, TemplateDir(TEMPLATES, Template.from_file), generator=PYI_GENERATOR)
+    functions = _torch_functions(stubs, docstrings)
+    outputs.add_template(VARIABLE_FUNCTIONS, functions, template="variable_functions.pyi.in")
+    outputs.add_template(VF, functions, template="variable_functions.pyi.in")
+    outputs.add_template(RETURN_TYPES, _return_types(stubs), template="return_types.pyi.in")
+    outputs.add_template(NN, _nn(), template="nn.pyi.in")
+    outputs.add_template(
+        TENSOR_BASE, _tensor_base(stubs, docstrings), template="tensor_base.pyi.fragment.in"
+    )
+    return outputs
+
+
+def _torch_functions(stubs: SpecStubs, docstrings: Mapping[str, str]) -> dict[str, object]:
+    by_name: dict[str, list[Stub]] = {}
+    add_all(by_name, ((d.name, d.stub()) for d in torch_functions.TORCH_FUNCTIONS))
+    _extend(by_name, stubs.functions)
+    declared = {name for name, declarations in by_name.items() if declarations}
+    return {
+        "imports": render_imports(torch_functions.IMPORTS),
+        "all_names": _quoted(sorted(declared | stubs.structseqs.keys())),
+        "definitions": sorted_stubs(by_name, docstrings, FUNCTION_PREFIX),
+    }
+
+
+def _tensor_base(stubs: SpecStubs, docstrings: Mapping[str, str]) -> dict[str, object]:
+    by_name: dict[str, list[Stub]] = {}
+    add_all(by_name, ((key, d.stub()) for key, d in TENSOR_METHODS))
+    _extend(by_name, stubs.methods)
+    add_all(by_name, ((key, d.stub()) for key, d in TENSOR_OPERATORS))
+    return {"definitions": sorted_stubs(by_name, docstrings, TENSOR_PREFIX)}
+
+
+def _return_types(stubs: SpecStubs) -> dict[str, object]:
+    register, all_types = return_types.REGISTER, return_types.ALL_RETURN_TYPES
+    return {
+        "imports": render_imports(return_types.IMPORTS),
+        "all_names": _quoted([register.name, all_types.name, *stubs.structseqs]),
+        "register": register.stub().text,
+        "structseqs": [f"{definition}\n" for definition in stubs.structseqs.values()],
+        "all_return_types": all_types.stub().text,
+    }
+
+
+def _nn() -> dict[str, object]:
+    return {
+        "imports": render_imports(nn_functions.IMPORTS),
+        "sections": "\n\n".join(_section(s.comment, s.definitions) for s in nn_functions.SECTIONS),
+    }
+
+
+def _section(comment: str, definitions: Iterable[Definition]) -> str:
+    return "\n".join((f"# {comment}", *(d.stub().text for d in definitions)))
+
+
+def _extend(by_name: dict[str, list[Stub]], more: Mapping[str, list[Stub]]) -> None:
+    for name, stubs in more.items():
+        by_name.setdefault(name, []).extend(stubs)
+
+
+def _quoted(names: Iterable[str]) -> list[str]:
+    return [f'"{name}",' for name in names]

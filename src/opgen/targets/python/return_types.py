@@ -1,0 +1,136 @@
+"""python_return_types.h and python_return_types.cpp: the structseq classes of named returns.
+
+A function whose returns are all named (`max.dim(...) -> (Tensor values,
+Tensor indices)`) returns a structseq in Python, `torch.return_types.max`:
+a named-tuple-like type built on first use by `get_<name>_structseq()`
+(declared in the header, defined in the .cpp) and registered in
+`torch._C._return_types` by `initReturnTypes`.
+
+The functions are those with Python bindings (`should_generate_py_binding`),
+grouped by operator name (`max`, `max_`), the groups sorted by name and each
+in spec order. The C++ name (`max`, `max_out` for an out= overload) and the
+field names identify a structseq: a group defines each once, the first
+time it appears, its static type object named `<name>NamedTuple` for the
+group's first and `<name>NamedTuple<k>` for its k-th (from 1). Only the functions'
+schemas matter: deprecated signatures call functions already listed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from functools import partial
+
+from opgen.api import cpp
+from opgen.api.pyi import structseq_fieldnames
+from opgen.api.python_bindings import should_generate_py_binding
+from opgen.cached import cached
+from opgen.frozen import frozen
+from opgen.spec.native import NativeFunction
+from opgen.targets.python.run import PythonRun
+
+
+@frozen
+class Structseq:
+    """One structseq a group of overloads defines."""
+
+    name: str  # the C++ name of the function that first returns it
+    fields: tuple[str, ...]
+    type_object: str  # the static PyTypeObject: `maxNamedTuple`, `max_outNamedTuple1`
+
+    @property
+    def getter(self) -> str:
+        return f"get_{self.name}_structseq"
+
+
+def emit_return_types(run: PythonRun) -> None:
+    structseqs = _Structseqs(run)
+    for name in _FILES:
+        run.outputs.add(name, partial(structseqs.render, name), family=structseqs)
+
+
+class _Structseqs:
+    """The run's structseqs, found when the first of the two files renders."""
+
+    def __init__(self, run: PythonRun) -> None:
+        self._run = run
+
+    @cached
+    def groups(self) -> list[list[Structseq]]:
+        return structseq_groups(self._run.spec.functions)
+
+    def render(self, name: str) -> str:
+        comment = f"@generated from {self._run.template_comment_dir}/{name}"
+        env = {"generated_comment": comment, **_FILES[name](self.groups)}
+        return self._run.outputs.render(name, env)
+
+
+def structseq_groups(functions: Iterable[NativeFunction]) -> list[list[Structseq]]:
+    """The structseqs of each group of bound overloads, the groups sorted by operator name.
+
+    A group without structseqs is an empty list: it leaves no trace in the files.
+    """
+    groups: dict[str, list[NativeFunction]] = {}
+    for f in functions:
+        if should_generate_py_binding(f):
+            groups.setdefault(str(f.func.name.name), []).append(f)
+    return [_group_structseqs(groups[name]) for name in sorted(groups)]
+
+
+def _group_structseqs(overloads: Sequence[NativeFunction]) -> list[Structseq]:
+    found: dict[str, Structseq] = {}
+    for f in overloads:
+        fields = structseq_fieldnames(f.func.returns)
+        if not fields:
+            continue
+        name = cpp.name(f.func)
+        # PyTorch's key: the names joined by "_" (so `a_b(c)` and `a(b, c)` are one).
+        key = "_".join((name, *fields))
+        if key not in found:
+            number = str(len(found)) if found else ""
+            found[key] = Structseq(name, tuple(fields), f"{name}NamedTuple{number}")
+    return list(found.values())
+
+
+def _definition(s: Structseq) -> str:
+    fields = ", ".join(f'{{"{field}", ""}}' for field in s.fields)
+    t = s.type_object
+    return f"""\
+PyTypeObject* {s.getter}() {{
+    static PyStructSequence_Field NamedTuple_fields[] = {{ {fields},  {{nullptr}} }};
+    static PyTypeObject {t};
+    static bool is_initialized = false;
+    static PyStructSequence_Desc desc = {{ "torch.return_types.{s.name}", nullptr, NamedTuple_fields, {len(s.fields)} }};
+    if (!is_initialized) {{
+        PyStructSequence_InitType(&{t}, &desc);
+        {t}.tp_repr = (reprfunc)torch::utils::returned_structseq_repr;
+        is_initialized = true;
+    }}
+    return &{t};
+}}
+"""  # noqa: E501
+
+
+def _registration(s: Structseq) -> str:
+    return f'addReturnType(return_types_module, "{s.name}", generated::{s.getter}());'
+
+
+def _source_env(groups: list[list[Structseq]]) -> dict[str, list[str]]:
+    return {
+        "py_return_types": ["\n".join(map(_definition, group)) for group in groups],
+        "py_return_types_registrations": ["\n".join(map(_registration, group)) for group in groups],
+    }
+
+
+def _header_env(groups: list[list[Structseq]]) -> dict[str, list[str]]:
+    return {
+        "py_return_types_declarations": [
+            "\n".join(f"PyTypeObject* {s.getter}();" for s in group) for group in groups
+        ]
+    }
+
+
+# Each file (in the order upstream writes them) and its template's lists.
+_FILES: dict[str, Callable[[list[list[Structseq]]], dict[str, list[str]]]] = {
+    "python_return_types.cpp": _source_env,
+    "python_return_types.h": _header_env,
+}
