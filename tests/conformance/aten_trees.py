@@ -80,13 +80,22 @@ def read_tree(root: Path) -> Tree:
 
 
 def torchgen_tree(flags: tuple[str, ...], source_path: Path, root: Path) -> Tree:
-    cache = _cache_dir(flags)
+    command = [sys.executable, "-m", "torchgen.gen", *layout_flags(source_path, root), *flags]
+    return oracle_tree(command, root, key=flags)
+
+
+def oracle_tree(command: list[str], root: Path, *, key: object) -> Tree:
+    """The tree `command` (an upstream run) writes into a fresh `root`, run in `root`.
+
+    With OPGEN_ORACLE_DIR set, trees are kept there between sessions, by the
+    torch version and `key` (which must tell apart every run a session makes).
+    """
+    cache = _cache_dir(key)
     if cache is not None and (cache / "done").exists():
         return read_tree(cache / "tree")
     if root.exists():
         shutil.rmtree(root)
     root.mkdir(parents=True)
-    command = [sys.executable, "-m", "torchgen.gen", *layout_flags(source_path, root), *flags]
     subprocess.run(command, check=True, cwd=root, capture_output=True)
     tree = read_tree(root)
     if cache is not None:
@@ -106,14 +115,14 @@ def opgen_tree(flags: tuple[str, ...], source_path: Path, root: Path) -> Tree:
     return read_tree(root)
 
 
-def _cache_dir(flags: tuple[str, ...]) -> Path | None:
+def _cache_dir(key: object) -> Path | None:
     base = os.environ.get("OPGEN_ORACLE_DIR")
     if not base:
         return None
     import torch
 
-    key = hashlib.sha1(repr((torch.__version__, flags)).encode()).hexdigest()[:16]
-    return Path(base) / key
+    digest = hashlib.sha1(repr((torch.__version__, key)).encode()).hexdigest()[:16]
+    return Path(base) / digest
 
 
 def opgen_files(

@@ -10,16 +10,12 @@ disable-autograd flags (PyTorch's build passes them as arguments of
 
 from __future__ import annotations
 
-import hashlib
-import os
-import shutil
-import subprocess
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from .aten_trees import DATA, Tree, read_tree
+from .aten_trees import DATA, Tree, oracle_tree, read_tree
 
 # Options of each configuration the autograd target must reproduce.
 CONFIGS: dict[str, tuple[str, ...]] = {
@@ -52,12 +48,6 @@ gen_autograd(native, tags, out, autograd, selector, disable_autograd=disable == 
 
 
 def torchgen_autograd_tree(flags: tuple[str, ...], inputs: AutogradInputs, root: Path) -> Tree:
-    cache = _cache_dir(flags, inputs)
-    if cache is not None and (cache / "done").exists():
-        return read_tree(cache / "tree")
-    if root.exists():
-        shutil.rmtree(root)
-    root.mkdir(parents=True)
     selection = (
         flags[flags.index("--op-selection-yaml-path") + 1]
         if "--op-selection-yaml-path" in flags
@@ -75,14 +65,7 @@ def torchgen_autograd_tree(flags: tuple[str, ...], inputs: AutogradInputs, root:
         selection,
         disable,
     ]
-    subprocess.run(command, check=True, cwd=root, capture_output=True)
-    tree = read_tree(root)
-    if cache is not None:
-        for rel, data in tree.files.items():
-            (cache / "tree" / rel).parent.mkdir(parents=True, exist_ok=True)
-            (cache / "tree" / rel).write_bytes(data)
-        (cache / "done").touch()
-    return tree
+    return oracle_tree(command, root, key=("autograd", flags, inputs))
 
 
 def opgen_autograd_tree(flags: tuple[str, ...], inputs: AutogradInputs, root: Path) -> Tree:
@@ -159,15 +142,3 @@ def assert_family(theirs: Tree, ours: dict[str, bytes], family: Callable[[str], 
     from .aten_trees import assert_same_files
 
     assert_same_files({p: d for p, d in theirs.files.items() if family(p)}, ours)
-
-
-def _cache_dir(flags: tuple[str, ...], inputs: AutogradInputs) -> Path | None:
-    base = os.environ.get("OPGEN_ORACLE_DIR")
-    if not base:
-        return None
-    import torch
-
-    key = hashlib.sha1(repr(("autograd", torch.__version__, flags, inputs)).encode()).hexdigest()[
-        :16
-    ]
-    return Path(base) / key

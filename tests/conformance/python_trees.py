@@ -16,15 +16,11 @@ an entry that names none.
 
 from __future__ import annotations
 
-import hashlib
-import os
-import shutil
-import subprocess
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from .aten_trees import Tree, read_tree
+from .aten_trees import Tree, oracle_tree, read_tree
 from .autograd_trees import AutogradInputs
 from .autograd_variations import VARIATIONS, split_entries
 
@@ -53,26 +49,10 @@ def torchgen_python_tree(
     inputs: AutogradInputs, root: Path, *, functions_only: bool = False
 ) -> Tree:
     """Upstream's tree for `inputs`; only python_functions.h/.cpp with `functions_only`."""
-    cache = _cache_dir(inputs, functions_only)
-    if cache is not None and (cache / "done").exists():
-        return read_tree(cache / "tree")
-    if root.exists():
-        shutil.rmtree(root)
-    root.mkdir(parents=True)
     arguments = [inputs.native_yaml, inputs.tags_yaml, str(root / "out"), inputs.autograd_dir]
-    subprocess.run(
-        [sys.executable, "-c", _FUNCTIONS_ORACLE if functions_only else _ORACLE, *arguments],
-        check=True,
-        cwd=root,
-        capture_output=True,
-    )
-    tree = read_tree(root)
-    if cache is not None:
-        for rel, data in tree.files.items():
-            (cache / "tree" / rel).parent.mkdir(parents=True, exist_ok=True)
-            (cache / "tree" / rel).write_bytes(data)
-        (cache / "done").touch()
-    return tree
+    oracle = _FUNCTIONS_ORACLE if functions_only else _ORACLE
+    kind = "python-functions" if functions_only else "python"
+    return oracle_tree([sys.executable, "-c", oracle, *arguments], root, key=(kind, inputs))
 
 
 def opgen_python_tree(inputs: AutogradInputs, root: Path, *flags: str) -> Tree:
@@ -109,14 +89,3 @@ def python_variation(name: str, root: Path, source: AutogradInputs) -> AutogradI
     header, entries = split_entries(deprecated.read_text(), "name")
     deprecated.write_text(header + "".join(e.text for e in entries if e.name in names))
     return inputs
-
-
-def _cache_dir(inputs: AutogradInputs, functions_only: bool) -> Path | None:
-    base = os.environ.get("OPGEN_ORACLE_DIR")
-    if not base:
-        return None
-    import torch
-
-    kind = "python-functions" if functions_only else "python"
-    key = hashlib.sha1(repr((kind, torch.__version__, inputs)).encode()).hexdigest()[:16]
-    return Path(base) / key

@@ -22,6 +22,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from tests.malformed_corpus import DERIVATIVES, TAGS
 
 from opgen.api import cpp
 from opgen.api.autograd import (
@@ -44,8 +45,6 @@ from torchgen.selective_build.selector import SelectiveBuilder
 from .torchgen_autograd import TorchgenAutograd, torchgen_autograd
 
 SELECTION = DATA / "autograd_selection.yaml"
-CORPUS = Path(__file__).parents[1] / "malformed_derivatives"
-TAGS = Path(__file__).parents[1] / "malformed" / "tags.yaml"
 
 
 @pytest.fixture(scope="module")
@@ -131,17 +130,11 @@ def test_a_selective_build_gets_upstreams_infos(
 # -- the malformed corpus through upstream ------------------------------------------
 
 
-def _cases() -> list[Path]:
-    return sorted(p for p in CORPUS.iterdir() if (p / "derivatives.yaml").is_file())
-
-
 def run_gen_autograd(case: Path, tmp_path: Path, autograd_dir: str) -> None:
     """Upstream's gen_autograd on a case, from fresh paths (torchgen caches by path)."""
     from torchgen.packaged.autograd.gen_autograd import gen_autograd
 
-    own = case / "native_functions.yaml"
-    native = own if own.is_file() else CORPUS / "native_functions.yaml"
-    shutil.copyfile(native, tmp_path / "native_functions.yaml")
+    shutil.copyfile(DERIVATIVES.native_for(case), tmp_path / "native_functions.yaml")
     shutil.copyfile(TAGS, tmp_path / "tags.yaml")
     autograd = tmp_path / "autograd"
     autograd.mkdir()
@@ -156,8 +149,8 @@ def run_gen_autograd(case: Path, tmp_path: Path, autograd_dir: str) -> None:
     )
 
 
-REJECTED = [c for c in _cases() if (c / "upstream-rejects").is_file()]
-ACCEPTED = [c for c in _cases() if not (c / "upstream-rejects").is_file()]
+REJECTED = [c for c in DERIVATIVES.cases() if (c / "upstream-rejects").is_file()]
+ACCEPTED = [c for c in DERIVATIVES.cases() if not (c / "upstream-rejects").is_file()]
 
 
 @pytest.mark.parametrize("case", REJECTED, ids=[c.name for c in REJECTED])

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from tests.malformed_corpus import DEPRECATED, TAGS
 
 from opgen.diagnostics import SpecError
 from opgen.targets.python.bindings import emit_bindings
@@ -37,8 +38,6 @@ BINDINGS = re.compile(
     r"out/python_(variable_methods|torch_functions(_\d|Everything)"
     r"|(nn|fft|linalg|nested|sparse|special)_functions)\.cpp\Z"
 )
-CORPUS = Path(__file__).parents[1] / "malformed_deprecated"
-TAGS = Path(__file__).parents[1] / "malformed" / "tags.yaml"
 
 
 def _is_binding(path: str) -> bool:
@@ -88,8 +87,7 @@ def test_bindings_come_between_python_functions_and_return_types() -> None:
 # -- the malformed deprecated.yaml corpus ---------------------------------------------
 
 
-CASES = sorted(p for p in CORPUS.iterdir() if (p / "deprecated.yaml").is_file())
-REJECTED = [c for c in CASES if (c / "upstream-rejects").is_file()]
+REJECTED = [c for c in DEPRECATED.cases() if (c / "upstream-rejects").is_file()]
 
 
 def _upstream_load_signatures(case: Path, tmp_path: Path) -> None:
@@ -100,9 +98,8 @@ def _upstream_load_signatures(case: Path, tmp_path: Path) -> None:
         should_generate_py_binding,
     )
 
-    own = case / "native_functions.yaml"
     native, tags = tmp_path / "native_functions.yaml", tmp_path / "tags.yaml"
-    shutil.copyfile(own if own.is_file() else CORPUS / "native_functions.yaml", native)
+    shutil.copyfile(DEPRECATED.native_for(case), native)
     shutil.copyfile(TAGS, tags)
     functions = parse_native_yaml(str(native), str(tags)).native_functions
     bound = [f for f in functions if should_generate_py_binding(f)]

@@ -10,14 +10,12 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
+from opgen.targets.autograd_dir import add_input_arguments
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add = parser.add_argument
-    add("native_functions", metavar="NATIVE", help="native_functions.yaml")
-    add("tags", metavar="TAGS", help="tags.yaml")
-    add("out", metavar="OUT", help="output directory")
-    add("autograd", metavar="AUTOGRAD_DIR", help="the directory of templates/")
-    add("--dry-run", action="store_true", help="write no file")
+    add_input_arguments(parser, autograd_dir="the directory of templates/")
+    parser.add_argument("--dry-run", action="store_true", help="write no file")
 
 
 def run_annotated_fn_args(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import os
-
 from opgen.frozen import frozen
+from opgen.targets.autograd_dir import AutogradDirOptions
 
 # What `python -m torchgen.packaged.autograd.gen_autograd` names as the generator in
 # the `generated_comment` of the files it renders without one of their own.
@@ -12,25 +11,6 @@ AUTOGRAD_GENERATOR = "torchgen/packaged/autograd/gen_autograd.py"
 
 
 @frozen
-class AutogradOptions:
-    native_yaml: str
-    tags_yaml: str
-    out: str
-    autograd_dir: str  # templates/, derivatives.yaml, deprecated.yaml
+class AutogradOptions(AutogradDirOptions):
     op_selection_yaml_path: str | None = None
     disable_autograd: bool = False  # only Functions, variable_factories and ViewFuncs
-    dry_run: bool = False
-    output_dependencies: str | None = None
-    jobs: int = 1
-
-    @property
-    def template_dir(self) -> str:
-        return os.path.join(self.autograd_dir, "templates")
-
-    @property
-    def derivatives_yaml(self) -> str:
-        return os.path.join(self.autograd_dir, "derivatives.yaml")
-
-    @property
-    def deprecated_yaml(self) -> str:
-        return os.path.join(self.autograd_dir, "deprecated.yaml")

@@ -1,0 +1,92 @@
+"""What the generators of torchgen's autograd directory share: their inputs and how they write.
+
+Upstream's `gen_autograd`, `gen_autograd_python` and `gen_annotated_fn_args`
+all take `NATIVE TAGS OUT AUTOGRAD_DIR`: the spec, its tags, the output
+directory, and the directory of `templates/`, `derivatives.yaml` and
+`deprecated.yaml`. `opgen autograd`, `opgen python` and `opgen
+annotated-fn-args` take the same, plus opgen's write options (`--dry-run`,
+`-o`, `-j`), parsed here into `AutogradDirOptions`, which each target's
+options extend.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from opgen.frozen import frozen
+from opgen.jobs import add_jobs_argument, default_jobs
+from opgen.output import OutputSet
+
+
+@frozen
+class AutogradDirOptions:
+    native_yaml: str
+    tags_yaml: str
+    out: str
+    autograd_dir: str  # templates/, derivatives.yaml, deprecated.yaml
+    dry_run: bool = False
+    output_dependencies: str | None = None  # -o: the list of generated files
+    jobs: int = 1
+
+    @property
+    def template_dir(self) -> str:
+        return os.path.join(self.autograd_dir, "templates")
+
+    @property
+    def derivatives_yaml(self) -> str:
+        return os.path.join(self.autograd_dir, "derivatives.yaml")
+
+    @property
+    def deprecated_yaml(self) -> str:
+        return os.path.join(self.autograd_dir, "deprecated.yaml")
+
+
+def add_input_arguments(parser: argparse.ArgumentParser, *, autograd_dir: str) -> None:
+    """NATIVE TAGS OUT AUTOGRAD_DIR, upstream's positional arguments."""
+    add = parser.add_argument
+    add("native_functions", metavar="NATIVE", help="native_functions.yaml")
+    add("tags", metavar="TAGS", help="tags.yaml")
+    add("out", metavar="OUT", help="output directory")
+    add("autograd", metavar="AUTOGRAD_DIR", help=autograd_dir)
+
+
+def add_write_arguments(parser: argparse.ArgumentParser) -> None:
+    """opgen's own: --dry-run, -o and -j."""
+    add = parser.add_argument
+    add("--dry-run", action="store_true", help="write no generated file (-o is still written)")
+    add(
+        "-o",
+        "--output-dependencies",
+        metavar="FILE",
+        help="also write the list of generated files (a CMake set())",
+    )
+    add_jobs_argument(parser, "the files")
+
+
+def option_fields(args: argparse.Namespace) -> dict[str, Any]:
+    """The `AutogradDirOptions` fields of parsed arguments, for a target's options class."""
+    return {
+        "native_yaml": args.native_functions,
+        "tags_yaml": args.tags,
+        "out": args.out,
+        "autograd_dir": args.autograd,
+        "dry_run": args.dry_run,
+        "output_dependencies": getattr(args, "output_dependencies", None),
+        "jobs": default_jobs() if getattr(args, "jobs", None) is None else args.jobs,
+    }
+
+
+def write_outputs(options: AutogradDirOptions, sets: Sequence[OutputSet]) -> None:
+    """Write the sets as the options say, and the `-o` list (of the first set's files)."""
+    from opgen.forked import can_fork
+    from opgen.output import dependency_files, write_files, write_if_changed
+
+    jobs = options.jobs if can_fork() else 1
+    write_files(sets, dry_run=options.dry_run, make_roots=not options.dry_run, jobs=jobs)
+    if options.output_dependencies:
+        listed = [("", output_set) for output_set in sets[:1]]
+        for path, text in dependency_files(options.output_dependencies, listed).items():
+            write_if_changed(path, text)
