@@ -3,17 +3,23 @@
     pip install --no-build-isolation .
 
 (--no-build-isolation builds against the torch and opgen already installed,
-instead of downloading a fresh torch into a throwaway build environment.)
+instead of downloading a fresh torch into a throwaway build environment. So the
+build uses the environment's setuptools too: torch 2.13 requires one recent
+enough, >= 77.0.3; building a wheel needs >= 70.1, or the `wheel` package.)
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import subprocess
 import sys
 
 from setuptools import setup
 from torch.utils.cpp_extension import BuildExtension, CppExtension
+
+if not any(importlib.util.find_spec(m) for m in ("setuptools.command.bdist_wheel", "wheel")):
+    sys.exit("building mylib needs setuptools >= 70.1 (or wheel): pip install -U setuptools")
 
 GENERATED = "build/generated"  # opgen's output directory, relative to this file
 
@@ -40,7 +46,11 @@ setup(
             "mylib._C",
             ["csrc/kernels.cpp", *generated_sources],
             include_dirs=[os.path.abspath(f"{GENERATED}/include")],  # ninja runs elsewhere
-            extra_compile_args=["-O2"],
+            # -Wmissing-declarations flags a kernel defined without its declaration in
+            # mylib/kernels.h (another namespace or signature); --no-undefined makes it a
+            # link error, instead of an undefined symbol when the library is imported.
+            extra_compile_args=["-O2", "-Wmissing-declarations"],
+            extra_link_args=["-Wl,--no-undefined"] if sys.platform.startswith("linux") else [],
         )
     ],
     cmdclass={"build_ext": BuildExtension},

@@ -25,6 +25,10 @@ SPEC = """
     CPU: pykernels:mul_add
   fake: pykernels:mul_add_fake
   doc: (x * y * alpha, x + y)
+- func: pylib::ramp(int n, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+  python_dispatch:
+    CPU: pykernels:ramp
+  fake: pykernels:ramp_fake
 """
 DERIVATIVES = """
 - name: pylib::cube(Tensor x) -> Tensor
@@ -44,6 +48,12 @@ def mul_add(x, y, alpha=1.0):
 def mul_add_fake(x, y, alpha=1.0):
     shape = torch.broadcast_shapes(x.shape, y.shape)
     return x.new_empty(shape), x.new_empty(shape)
+
+def ramp(n, *, dtype=None, device=None):
+    return torch.arange(n, dtype=dtype, device=device)
+
+def ramp_fake(n, *, dtype=None, device=None):
+    return torch.empty(n, dtype=dtype or torch.int64, device=device)
 """
 CHECKS = """
 import torch, pylib
@@ -52,6 +62,8 @@ x = torch.rand(3, 4, dtype=torch.float64, requires_grad=True) + 0.5
 y = torch.rand(3, 4, dtype=torch.float64, requires_grad=True)
 opcheck(torch.ops.pylib.cube.default, (x,))
 opcheck(torch.ops.pylib.mul_add.default, (x, y, 0.5))
+opcheck(torch.ops.pylib.ramp.default, (4,), {"dtype": torch.float64})  # a factory
+assert pylib.ramp(3).tolist() == [0, 1, 2] and pylib.ramp(3, device="meta").is_meta
 assert torch.autograd.gradcheck(pylib.cube, (x,))
 assert torch.autograd.gradcheck(lambda a, b: pylib.mul_add(a, b, alpha=2.0), (x, y))
 print(pylib.mul_add.__doc__)

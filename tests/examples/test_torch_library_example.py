@@ -50,6 +50,7 @@ def _samples() -> dict[str, list[tuple[tuple[Any, ...], dict[str, Any]]]]:
             (([_randn(2, 2), _randn(2, 2), _randn(2, 2)], [0.5, 2.0, -1.0]), {}),
         ],
         "grid.default": [((2, 3), {}), ((4, 1), {"dtype": torch.float64})],
+        "hann.default": [((5,), {}), ((4,), {"dtype": torch.float64, "device": "cpu"})],
         "softclip.default": [((_randn(3, 4, grad=True),), {}), ((_randn(5) * 4, 2.0), {})],
         "sort_desc.default": [((_randn(3, 5, grad=True),), {}), ((_randn(4, 2), 0), {})],
     }
@@ -128,6 +129,26 @@ def test_wrappers_match_the_operators(mylib: Any) -> None:
     mylib.scale_(x, 4)
     assert x.tolist() == [4.0, 4.0]
     assert mylib.weighted_sum([torch.ones(2), torch.ones(2)], [1.0, 2.0]).tolist() == [3.0, 3.0]
+
+
+def test_a_factory_runs_the_kernel_of_its_device(mylib: Any) -> None:
+    """`hann` has no tensor argument: its BackendSelect kernel dispatches on `device`."""
+    expected = torch.hann_window(4, dtype=torch.float64)
+    torch.testing.assert_close(mylib.hann(4, dtype=torch.float64), expected)
+    on_meta = mylib.hann(3, device="meta")  # the Meta kernel
+    assert (on_meta.device.type, on_meta.shape, on_meta.dtype) == ("meta", (3,), torch.float32)
+    compiled = torch.compile(lambda: mylib.hann(4, dtype=torch.float64), fullgraph=True)
+    torch.testing.assert_close(compiled(), expected)
+
+
+def test_named_outputs_come_as_a_named_tuple(mylib: Any) -> None:
+    """`sort_desc` returns `(Tensor values, Tensor indices)`: a NamedTuple with those fields,
+    eager and compiled."""
+    x = torch.tensor([1.0, 3.0, 2.0])
+    for fn in (mylib.sort_desc, torch.compile(mylib.sort_desc, fullgraph=True)):
+        result = fn(x)
+        assert type(result) is mylib.SortDescResult and result._fields == ("values", "indices")
+        assert result.values.tolist() == [3.0, 2.0, 1.0] and result.indices.tolist() == [1, 2, 0]
 
 
 def test_importing_the_package_loads_the_library(

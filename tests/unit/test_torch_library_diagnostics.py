@@ -100,6 +100,24 @@ def test_a_good_library_checks(tmp_path: Path) -> None:
             "      CPU: kernels.relu\n"
             "           ^~~~~~~~~~~~\n",
         ),
+        (  # a factory: the dispatcher picks a backend by the tensors' devices, or `device`
+            "- func: lib::ones(int n) -> Tensor\n  dispatch:\n    CPU: ones_cpu\n"
+            "    Meta: ones_meta\n",
+            "native_functions.yaml:1:9: error: 'lib::ones' has no tensor or device argument, so "
+            "no call reaches its CPU and Meta kernels: register its kernel as "
+            "CompositeExplicitAutograd, or add an argument 'Device? device=None' to choose the "
+            "backend by\n"
+            "  - func: lib::ones(int n) -> Tensor\n"
+            "          ^~~~~~~~~~~~~~~~~~~~~~~~~~\n",
+        ),
+        (  # named outputs are the fields of the Python function's NamedTuple
+            "- func: lib::pair(Tensor x) -> (Tensor from, Tensor to)\n  dispatch:\n"
+            "    CompositeExplicitAutograd: pair\n",
+            "native_functions.yaml:1:9: error: 'pair': output name 'from' cannot name a field of "
+            "the Python result (a NamedTuple); rename the output\n"
+            "  - func: lib::pair(Tensor x) -> (Tensor from, Tensor to)\n"
+            "          ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n",
+        ),
     ],
 )
 def test_bad_library_entries(tmp_path: Path, spec: str, expected: str) -> None:
@@ -151,10 +169,24 @@ SPEC = """
         ),
         (
             "- name: lib::mul(Tensor x, Tensor z, float alpha=1.0) -> Tensor\n  x: grad\n",
-            "derivatives.yaml:1:9: error: derivatives entry for 'mul' does not match its schema: "
+            "derivatives.yaml:1:28: error: derivatives entry for 'mul' does not match its schema: "
             "expected 'mul(Tensor x, Tensor y, float alpha=1.0) -> Tensor'\n"
             "  - name: lib::mul(Tensor x, Tensor z, float alpha=1.0) -> Tensor\n"
-            "          ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n",
+            "                             ^~~~~~~~\n",
+        ),
+        (  # defaults are part of the schema: the formulas see the spec's
+            "- name: mul(Tensor x, Tensor y, float alpha=2.0) -> Tensor\n  x: grad\n",
+            "derivatives.yaml:1:33: error: derivatives entry for 'mul' does not match its schema: "
+            "expected 'mul(Tensor x, Tensor y, float alpha=1.0) -> Tensor'\n"
+            "  - name: mul(Tensor x, Tensor y, float alpha=2.0) -> Tensor\n"
+            "                                  ^~~~~~~~~~~~~~~\n",
+        ),
+        (
+            "- name: lib::mul(Tensor x, *, Tensor y, float alpha=1.0) -> Tensor\n  x: grad\n",
+            "derivatives.yaml:1:31: error: derivatives entry for 'mul' does not match its schema: "
+            "expected 'mul(Tensor x, Tensor y, float alpha=1.0) -> Tensor'\n"
+            "  - name: lib::mul(Tensor x, *, Tensor y, float alpha=1.0) -> Tensor\n"
+            "                                ^~~~~~~~\n",
         ),
         (
             "- name: lib::mul(Tensor x, Tensor y, float alpha=1.0) -> Tensor\n  x, z: grad * y\n",
@@ -220,13 +252,27 @@ def test_plain_check_points_at_the_library_flag(tmp_path: Path) -> None:
 
 
 def test_missing_fake_kernel_is_a_warning(tmp_path: Path) -> None:
+    """Not for operators that mutate arguments and return nothing: PyTorch derives theirs."""
     status, _, err = check(
-        tmp_path, "- func: lib::relu(Tensor x) -> Tensor\n  dispatch:\n    CPU: relu_cpu\n"
+        tmp_path,
+        """
+        - func: lib::relu(Tensor x) -> Tensor
+          dispatch:
+            CPU: relu_cpu
+        - func: lib::relu_(Tensor(a!) self) -> ()
+          dispatch:
+            CPU: relu_
+        - func: lib::relu.out(Tensor x, *, Tensor(a!) out) -> ()
+          dispatch:
+            CPU: relu_out
+        """,
     )
     assert status == 0
-    assert err.startswith(
+    assert err == (
         "native_functions.yaml:1:9: warning: 'lib::relu' has no fake kernel (a Meta kernel or "
         "'fake:'), so torch.compile and opcheck cannot trace it\n"
+        "  - func: lib::relu(Tensor x) -> Tensor\n"
+        "          ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n"
     )
 
 

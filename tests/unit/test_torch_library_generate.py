@@ -120,3 +120,100 @@ def test_python_wrapper_and_stub(tmp_path: Path) -> None:
     ) in init
     stub = (root / "lib/__init__.pyi").read_text()
     assert "def fill_(self: Tensor, size: Sequence[int]) -> None: ...\n" in stub
+
+
+def generate_spec(tmp_path: Path, spec: str) -> Path:
+    """Generate the library of `spec` (and a `kernels.py` of Python kernels) into `out`."""
+    (tmp_path / "native_functions.yaml").write_text(textwrap.dedent(spec), encoding="utf-8")
+    (tmp_path / "kernels.py").write_text("def ramp_cpu(n, device=None):\n    pass\n")
+    native = str(tmp_path / "native_functions.yaml")
+    status = main(["torch-library", native, "-o", str(tmp_path / "out")], io.StringIO())
+    assert status == 0
+    return tmp_path / "out"
+
+
+FACTORY = """
+- func: lib::ramp(int n, Device? device=None) -> Tensor
+  dispatch:
+    CPU: ramp_cpu
+    Meta: ramp_meta
+"""
+
+
+def test_a_factory_dispatches_on_its_device(tmp_path: Path) -> None:
+    """No tensor argument to dispatch on: a BackendSelect kernel picks the backend."""
+    text = (generate_spec(tmp_path, FACTORY) / "src/lib_library.cpp").read_text()
+    assert (
+        "// No tensor argument to dispatch on: the backend follows the tensor options.\n"
+        "at::Tensor wrapper_BackendSelect_ramp(int64_t n, ::std::optional<at::Device> device) {\n"
+        "  const c10::DispatchKeySet key_set(c10::computeDispatchKey(std::nullopt, std::nullopt, "
+        "device));\n"
+        "  static auto op = c10::Dispatcher::singleton()\n"
+        '      .findSchemaOrThrow("lib::ramp", "")\n'
+        "      .typed<at::Tensor (int64_t, ::std::optional<at::Device>)>();\n"
+        "  return op.redispatch(key_set, n, device);\n"
+        "}\n"
+    ) in text
+    assert (
+        "TORCH_LIBRARY_IMPL(lib, BackendSelect, m) {\n"
+        '  m.impl("ramp", TORCH_FN(wrapper_BackendSelect_ramp));\n'
+        "}\n"
+    ) in text
+
+
+def test_a_python_factory_dispatches_on_its_device(tmp_path: Path) -> None:
+    spec = FACTORY.replace("  dispatch:\n    CPU: ramp_cpu\n    Meta: ramp_meta\n", "") + (
+        "  python_dispatch:\n    CPU: kernels:ramp_cpu\n"
+    )
+    init = (generate_spec(tmp_path, spec) / "lib/__init__.py").read_text()
+    assert (
+        "def _backend_select_ramp(key_set: torch._C.DispatchKeySet, n: int, "
+        "device: torch.device | str | None = None) -> Tensor:\n"
+        '    """No tensor argument to dispatch on: the backend follows `device`."""\n'
+        '    device_type = torch.device("cpu" if device is None else device).type\n'
+        "    backend = torch._C.DispatchKeySet(torch._C._dispatch_key_for_device(device_type))\n"
+        "    return _ramp.redispatch(backend, n, device)\n\n\n"
+        '_lib.impl("ramp", _backend_select_ramp, "BackendSelect", with_keyset=True)\n'
+    ) in init
+
+
+def test_named_outputs_return_a_named_tuple(tmp_path: Path) -> None:
+    root = generate_spec(
+        tmp_path,
+        """
+        - func: lib::minmax(Tensor x) -> (Tensor min, Tensor max)
+          dispatch:
+            CPU: minmax_cpu
+            Meta: minmax_meta
+        - func: lib::split2(Tensor x) -> (Tensor, Tensor)
+          dispatch:
+            CompositeExplicitAutograd: split2
+        """,
+    )
+    init = (root / "lib/__init__.py").read_text()
+    assert (
+        "class MinmaxResult(NamedTuple):\n"
+        '    """The outputs of `minmax`."""\n\n'
+        "    min: Tensor\n"
+        "    max: Tensor\n\n\n"
+        "_minmax = torch.ops.lib.minmax.default\n\n\n"
+        "def minmax(x: Tensor) -> MinmaxResult:\n"
+        '    """lib::minmax(Tensor x) -> (Tensor min, Tensor max)"""\n'
+        "    return MinmaxResult(*_minmax(x))\n"
+    ) in init
+    assert "def split2(x: Tensor) -> tuple[Tensor, Tensor]:\n" in init  # no names: a tuple
+    assert '__all__ = [\n    "minmax",\n    "MinmaxResult",\n    "split2",\n]\n' in init
+    assert (
+        (root / "lib/__init__.pyi")
+        .read_text()
+        .endswith(
+            "from typing import NamedTuple\n\n"
+            "import torch\n"
+            "from torch import Tensor\n\n"
+            "class MinmaxResult(NamedTuple):\n"
+            "    min: Tensor\n"
+            "    max: Tensor\n\n"
+            "def minmax(x: Tensor) -> MinmaxResult: ...\n"
+            "def split2(x: Tensor) -> tuple[Tensor, Tensor]: ...\n"
+        )
+    )

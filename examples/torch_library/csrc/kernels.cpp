@@ -1,5 +1,9 @@
-// mylib's C++ kernels. Their declarations are generated (mylib/kernels.h), so a
-// kernel whose signature drifts from the spec fails to compile here.
+// mylib's C++ kernels. Their only declarations are generated (mylib/kernels.h):
+// each kernel is defined here in the namespace the header declares it in
+// (mylib::native, as the spec names them without namespace), with its signature.
+// A kernel whose namespace or signature drifts from the spec gets a warning here
+// (-Wmissing-declarations) and fails to link (--no-undefined), so the library
+// never builds to fail at import with an undefined symbol.
 #include "mylib/kernels.h"
 
 namespace mylib::native {
@@ -81,6 +85,35 @@ at::Tensor grid(
                            .device(device)
                            .pinned_memory(pin_memory);
   return at::arange(rows * cols, options).view({rows, cols});
+}
+
+namespace {
+at::TensorOptions window_options(
+    std::optional<at::ScalarType> dtype, std::optional<at::Layout> layout,
+    std::optional<at::Device> device, std::optional<bool> pin_memory) {
+  return at::TensorOptions()
+      .dtype(dtype.value_or(at::kFloat))
+      .layout(layout)
+      .device(device)
+      .pinned_memory(pin_memory);
+}
+}  // namespace
+
+at::Tensor hann_cpu(
+    int64_t n, std::optional<at::ScalarType> dtype, std::optional<at::Layout> layout,
+    std::optional<at::Device> device, std::optional<bool> pin_memory) {
+  TORCH_CHECK(n >= 0, "hann: n must not be negative");
+  const auto options = window_options(dtype, layout, device, pin_memory);
+  const at::Tensor k = at::arange(n, options.dtype(at::kDouble));
+  constexpr double pi = 3.14159265358979323846;
+  return (0.5 - 0.5 * at::cos(2 * pi * k / static_cast<double>(n))).to(options.dtype());
+}
+
+at::Tensor hann_meta(
+    int64_t n, std::optional<at::ScalarType> dtype, std::optional<at::Layout> layout,
+    std::optional<at::Device> device, std::optional<bool> pin_memory) {
+  TORCH_CHECK(n >= 0, "hann: n must not be negative");
+  return at::empty({n}, window_options(dtype, layout, device, pin_memory));
 }
 
 std::tuple<at::Tensor, at::Tensor> sort_desc_cpu(const at::Tensor& x, int64_t dim) {

@@ -16,7 +16,8 @@ or the outputs' names). The two dialects (`Dialect`) share this reader:
 - `Dialect.LIBRARY`, the custom-op libraries of `opgen torch-library`: names
   may carry the namespace and are matched by operator name, and only backward
   formulas of tensor inputs are allowed; the target decides the formulas'
-  language (C++ or Python).
+  language (C++ or Python). An entry `- include: mylib/helpers.h` names a
+  header the C++ formulas need (`FormulaHeader`).
 - `Dialect.TORCH`, PyTorch's own file (`opgen autograd`): exact schemas,
   forward formulas (`auto_element_wise`, `auto_linear`), `non_differentiable`
   inputs, `output_differentiability` conditions and `dispatch:` tables of
@@ -32,8 +33,10 @@ formula keys (`library_rules`, `torch_rules`).
 from opgen.spec.derivatives.entry import (
     DEFAULT_KEY,
     Derivative,
+    DerivativesFile,
     Dialect,
     Formula,
+    FormulaHeader,
     differentiable_inputs,
     output_names,
     uses,
@@ -44,8 +47,10 @@ __all__ = [
     "AUTOGRAD_KEYS",
     "DEFAULT_KEY",
     "Derivative",
+    "DerivativesFile",
     "Dialect",
     "Formula",
+    "FormulaHeader",
     "differentiable_inputs",
     "load_derivatives",
     "output_names",

@@ -95,6 +95,23 @@ class Derivative:
         return None
 
 
+@frozen
+class FormulaHeader:
+    """A C++ header the generated autograd code includes, so that formulas can call what
+    it declares: an entry `- include: mylib/grad_helpers.h` (library dialect)."""
+
+    name: str  # as written: `mylib/grad_helpers.h`, or `<...>` for the system search path
+    location: Location  # of the name
+
+
+@frozen
+class DerivativesFile:
+    """A library's derivatives file: its entries and the headers its formulas need."""
+
+    derivatives: tuple[Derivative, ...]
+    headers: tuple[FormulaHeader, ...]
+
+
 def uses(text: str, name: str) -> bool:
     """Whether expression `text` uses the variable `name` (not a member or qualified name)."""
     return re.search(rf"(?<![\w.:>]){re.escape(name)}(?!\w)", text) is not None

@@ -1,7 +1,7 @@
 """Which operator a derivatives entry names, in each dialect.
 
 A library entry names an operator as `ns::name.overload(...)` (namespace
-optional) and must repeat its schema but for defaults. An entry of PyTorch's
+optional) and must repeat its schema, defaults included. An entry of PyTorch's
 file names it by its exact schema text, without namespace; its formulas are
 then for the *canonical* function of that schema's signature: the first
 function of the same signature (the inplace, out= and functional variants of
@@ -38,17 +38,21 @@ def _unknown(name: str, at: Location, known: Iterable[str]) -> SpecError:
     return SpecError(f"derivatives entry for '{name}', which is not in the spec{hint}", at)
 
 
-def _mismatch(name: str, expected: FunctionSchema, at: Location) -> SpecError:
+def _mismatch(written: FunctionSchema, expected: FunctionSchema, at: Location) -> SpecError:
+    """The error for an entry whose schema is not its operator's, both dialects: it shows
+    the spec's schema and points at the first difference in the entry's."""
     return SpecError(
-        f"derivatives entry for '{name}' does not match its schema: expected '{expected}'", at
+        f"derivatives entry for '{written.name}' does not match its schema: expected '{expected}'",
+        _first_difference(written, expected, at),
     )
 
 
 def _first_difference(written: FunctionSchema, expected: FunctionSchema, at: Location) -> Location:
     """Where `written` first differs from `expected`: an argument, else the returns."""
     ours, theirs = written.arguments.flat_all, expected.arguments.flat_all
-    for a, b in zip(ours, theirs, strict=False):
-        if str(a) != str(b):
+    positional = len(written.arguments.flat_positional), len(expected.arguments.flat_positional)
+    for i, (a, b) in enumerate(zip(ours, theirs, strict=False)):
+        if str(a) != str(b) or (i < positional[0]) != (i < positional[1]):  # or the `*`
             return at.shifted(*written.span(a))
     if len(ours) > len(theirs):
         return at.shifted(*written.span(ours[len(theirs)]))
@@ -74,15 +78,9 @@ class LibraryOperators:
         if not candidates:
             raise SpecError(f"derivatives entry for '{schema.name}', which is not in the spec", at)
         f = candidates[0]
-        if _shape(schema) != _shape(f.func):
-            raise _mismatch(str(schema.name), f.func, at)
+        if str(schema) != str(f.func):  # defaults too: the formulas see the spec's values
+            raise _mismatch(schema, f.func, at.shifted(skip))
         return f
-
-
-def _shape(schema: FunctionSchema) -> tuple[object, ...]:
-    """A schema without its defaults: what a library entry must repeat exactly."""
-    arguments = tuple((str(a.type), a.name) for a in schema.arguments.flat_all)
-    return arguments, tuple(str(r.type) for r in schema.returns)
 
 
 class TorchOperators:
@@ -135,7 +133,7 @@ class TorchOperators:
         name = str(schema.name)
         for f in self._by_schema.values():
             if str(f.func.name) == name:
-                return _mismatch(name, f.func, _first_difference(schema, f.func, at))
+                return _mismatch(schema, f.func, at)
         overloads = [
             f.func for f in self._by_schema.values() if f.func.name.name == schema.name.name
         ]

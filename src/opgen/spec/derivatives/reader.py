@@ -11,14 +11,17 @@ one run reports every bad entry.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Collection, Iterable, Sequence
 
 from opgen.diagnostics import Diagnostic, Location, SpecError
 from opgen.spec.derivatives.entry import (
     DEFAULT_KEY,
     Derivative,
+    DerivativesFile,
     Dialect,
     Formula,
+    FormulaHeader,
     argument_names,
 )
 from opgen.spec.derivatives.library_rules import check_library_formula
@@ -34,12 +37,15 @@ AUTOGRAD_KEYS = ("AutogradNestedTensor", *(f"Autograd{c}" for c in BACKEND_COMPO
 _NAME = "name"
 _OUTPUT_DIFFERENTIABILITY = "output_differentiability"
 _DISPATCH = "dispatch"
+_INCLUDE = "include"
+# A header name as `#include` takes it, without the quotes: `a/b.h` or `<a/b.h>`.
+_HEADER = re.compile(r'<[^\s<>"][^<>"\n]*(?<!\s)>|[^\s<>"][^<>"\n]*(?<!\s)')
 _MAX_ERRORS = 20
 
 
-def load_derivatives(path: str, functions: Iterable[NativeFunction]) -> tuple[Derivative, ...]:
+def load_derivatives(path: str, functions: Iterable[NativeFunction]) -> DerivativesFile:
     """A library's derivatives file; raises SpecError with every diagnostic found."""
-    return read_derivatives(path, functions, Dialect.LIBRARY)
+    return _read(path, functions, Dialect.LIBRARY)
 
 
 def read_derivatives(
@@ -50,13 +56,21 @@ def read_derivatives(
     In the torch dialect `functions` must be in the order of the spec's view
     grouping (see `TorchOperators`).
     """
+    return _read(path, functions, dialect).derivatives
+
+
+def _read(path: str, functions: Iterable[NativeFunction], dialect: Dialect) -> DerivativesFile:
     doc = load_yaml(path)
     reader = _EntryReader(doc, functions, dialect)
     derivatives: list[Derivative] = []
+    headers: list[FormulaHeader] = []
     errors: list[Diagnostic] = []
     seen: dict[int, Derivative] = {}
     for entry in _entries(doc):
         try:
+            if dialect is Dialect.LIBRARY and _INCLUDE in entry:
+                headers.append(_header(entry))
+                continue
             d = reader.read(entry)
             first = seen.setdefault(id(d.function), d)
             if first is not d:
@@ -66,7 +80,26 @@ def read_derivatives(
             errors.extend(e.diagnostics)
     if errors:
         raise SpecError.of(errors[:_MAX_ERRORS])
-    return tuple(derivatives)
+    return DerivativesFile(tuple(derivatives), tuple(headers))
+
+
+def _header(entry: YamlMap) -> FormulaHeader:
+    """`- include: header`, a header for the C++ formulas (library dialect)."""
+    for key in entry:
+        if key != _INCLUDE:
+            raise SpecError(
+                f"an 'include' entry names a header and nothing else; '{key}' belongs in "
+                "an entry of its own",
+                entry.key_location(key),
+            )
+    name = entry[_INCLUDE]
+    if not isinstance(name, str) or not _HEADER.fullmatch(name):
+        raise SpecError(
+            "'include' names a C++ header as #include takes it: 'mylib/helpers.h', or "
+            "'<mylib/helpers.h>' for the system search path",
+            entry.value_location(_INCLUDE),
+        )
+    return FormulaHeader(name, entry.value_location(_INCLUDE))
 
 
 def _second_entry(d: Derivative, first: Derivative, dialect: Dialect) -> str:

@@ -3,7 +3,8 @@
 One spec in the library dialect (`opgen.spec.library`) and an optional
 derivatives file in; a C++ operator library (schemas, registrations, kernel
 declarations, C++ API, Autograd kernels) and a typed Python package out.
-`library` reads and checks the input, `cpp_files`, `autograd` and
-`python_files` render the pieces, `generate` lays out the files, `command`
-is the command line.
+`library` reads and checks the input (`formula_calls`: the calls C++ formulas
+may make), `cpp_files`, `autograd`,
+`backend_select` (factories' BackendSelect kernels) and `python_files` render
+the pieces, `generate` lays out the files, `command` is the command line.
 """

@@ -7,8 +7,17 @@ binds the names the formulas see (inputs, `grad`, `grads`, the outputs,
 `grad_input_mask`) and evaluates each formula only for inputs that need a
 gradient. An input that needs a gradient and has no formula is an error at
 backward time, as in PyTorch. The kernel registered for `Autograd` calls the
-Function. Formulas are compiled with `using namespace at;` and see the
-library's C++ API (`ns::op`) and kernel declarations.
+Function only when there is something to differentiate: when no input
+requires grad (or grad mode is off) and none carries a forward-mode tangent,
+it redispatches below autograd, as ATen's own kernels do. Formulas are
+compiled with `using namespace at;` and see the library's C++ API (`ns::op`),
+its kernel declarations and the derivatives file's `include:` headers.
+
+Each formula is emitted on a line of its own behind a `#line` directive naming
+its place in derivatives.yaml, at its column there, so that a compiler error
+in a formula points at the formula. The directive after it, back to the
+generated file, needs the line it lands on, which only the rendered file
+knows: it is emitted as `LINE_RESTORE` and numbered by `resolve_line_restores`.
 
 Python (libraries without C++): the same, as `setup_context` and `backward`
 functions for `torch.library.register_autograd`; formulas see `torch` too.
@@ -16,18 +25,50 @@ functions for `torch.library.register_autograd`; formulas see `torch` too.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from opgen.api import dispatcher as dispatcher_api
 from opgen.api.signatures import FunctionSignatures
 from opgen.frozen import frozen
 from opgen.spec.arguments import Argument
-from opgen.spec.derivatives import Derivative, Formula, output_names, uses
+from opgen.spec.derivatives import Derivative, Formula, FormulaHeader, output_names, uses
 from opgen.spec.native import NativeFunction
+
+# Stands for `#line <its own line + 1> "<the generated file>"` until the file is rendered.
+LINE_RESTORE = "#line OPGEN_GENERATED_LINE"
+
+# Emitted once before the Autograd kernels.
+PREAMBLE = """\
+using namespace at;  // formulas name ATen functions unqualified
+
+// Whether autograd has work for an input: a gradient to record (it requires grad
+// and grad mode is on) or a forward-mode gradient to carry.
+inline bool needs_autograd(const at::Tensor& t) {
+  return t.defined() &&
+      ((t.requires_grad() && at::GradMode::is_enabled()) || t._fw_grad(/*level=*/0).defined());
+}
+
+inline bool needs_autograd(const std::optional<at::Tensor>& t) {
+  return t.has_value() && needs_autograd(*t);
+}
+"""
 
 
 @frozen
 class AutogradKernel:
     code: str  # the Function and the kernel that applies it
     registration: str  # its `m.impl(...)` line
+
+
+@frozen
+class _Verbatim:
+    """A line emitted as it is, never indented: a `#line` directive, or a formula at
+    its column in derivatives.yaml."""
+
+    text: str
+
+
+_Lines = list[str | _Verbatim]
 
 
 def function_name(f: NativeFunction) -> str:
@@ -46,26 +87,51 @@ def _is_tensor(a: Argument) -> bool:
 
 def cpp_kernel(d: Derivative) -> AutogradKernel:
     f = d.function
-    sigs = FunctionSignatures(f)
-    dispatcher = sigs.dispatcher
+    dispatcher = FunctionSignatures(f).dispatcher
     cls = function_name(f)
     multi = len(f.func.returns) > 1
     forward_returns = "torch::autograd::variable_list" if multi else "at::Tensor"
     params = dispatcher.defined_parameters
     names = ", ".join(b.name for b in dispatcher.arguments())
-    code = (
-        f"struct {cls} : public torch::autograd::Function<{cls}> {{\n"
-        f"  static {forward_returns} forward(torch::autograd::AutogradContext* ctx, {params}) {{\n"
-        + _indent(_forward_body(d, dispatcher.type(), names), 4)
-        + "  }\n\n"
-        "  static torch::autograd::variable_list backward(\n"
-        "      torch::autograd::AutogradContext* ctx, torch::autograd::variable_list grads) {\n"
-        + _indent(_backward_body(d), 4)
-        + "  }\n"
-        "};\n\n"
-        f"{dispatcher.defn(name=_kernel_name(f))} {{\n" + _indent(_apply(f, cls, names), 2) + "}\n"
-    )
+    lines: _Lines = [
+        f"struct {cls} : public torch::autograd::Function<{cls}> {{",
+        f"  static {forward_returns} forward(torch::autograd::AutogradContext* ctx, {params}) {{",
+        *_indent(_forward_body(d, dispatcher.type(), names), 4),
+        "  }",
+        "",
+        "  static torch::autograd::variable_list backward(",
+        "      torch::autograd::AutogradContext* ctx, torch::autograd::variable_list grads) {",
+        *_indent(_backward_body(d), 4),
+        "  }",
+        "};",
+        "",
+        f"{dispatcher.defn(name=_kernel_name(f), is_redispatching_fn=True)} {{",
+        *_indent(_kernel_body(f, cls, dispatcher.type(), names), 2),
+        "}",
+    ]
+    code = "".join(f"{line.text if isinstance(line, _Verbatim) else line}\n" for line in lines)
     return AutogradKernel(code, f'm.impl("{f.func.name}", TORCH_FN({_kernel_name(f)}));')
+
+
+def autograd_includes(headers: Sequence[FormulaHeader]) -> list[str]:
+    """The `#include`s of the Autograd kernels: torch's, then the formulas' headers."""
+    names = dict.fromkeys(h.name for h in headers)
+    return ["#include <torch/autograd.h>"] + [
+        f"#include {name}" if name.startswith("<") else f'#include "{name}"' for name in names
+    ]
+
+
+def resolve_line_restores(text: str, generated_file: str) -> str:
+    """`text` with each `LINE_RESTORE` line numbered: back to `generated_file`, where it is."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if line == LINE_RESTORE:
+            lines[i] = f"#line {i + 2} {_c_string(generated_file)}"
+    return "\n".join(lines)
+
+
+def _c_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _kernel_name(f: NativeFunction) -> str:
@@ -73,11 +139,33 @@ def _kernel_name(f: NativeFunction) -> str:
     return f"autograd_{name.name}" + (f"_{name.overload_name}" if name.overload_name else "")
 
 
-def _apply(f: NativeFunction, cls: str, names: str) -> str:
+def _op_handle(f: NativeFunction, function_type: str) -> list[str]:
+    name = f.func.name
+    return [
+        "static auto op = c10::Dispatcher::singleton()",
+        f'    .findSchemaOrThrow("{f.namespace}::{name.name}", "{name.overload_name}")',
+        f"    .typed<{function_type}>();",
+    ]
+
+
+def _kernel_body(f: NativeFunction, cls: str, function_type: str, names: str) -> _Lines:
+    """Redispatch below autograd if nothing needs differentiating, else apply the Function."""
+    tensors = [a.name for a in f.func.arguments.flat_all if _is_tensor(a)]
+    lines: _Lines = [
+        f"if ({' && '.join(f'!needs_autograd({t})' for t in tensors)}) {{",
+        *_indent(_op_handle(f, function_type), 2),
+        "  at::AutoDispatchBelowADInplaceOrView guard;",
+        f"  return op.redispatch(dispatchKeySet & c10::after_autograd_keyset, {names});",
+        "}",
+    ]
     if len(f.func.returns) == 1:
-        return f"return {cls}::apply({names});\n"
+        return [*lines, f"return {cls}::apply({names});"]
     outputs = ", ".join(f"outputs[{i}]" for i in range(len(f.func.returns)))
-    return f"auto outputs = {cls}::apply({names});\nreturn std::make_tuple({outputs});\n"
+    return [
+        *lines,
+        f"auto outputs = {cls}::apply({names});",
+        f"return std::make_tuple({outputs});",
+    ]
 
 
 def _saved_tensors(d: Derivative) -> list[tuple[str, str]]:
@@ -103,14 +191,11 @@ def _output_aliases(f: NativeFunction) -> list[tuple[str, ...]]:
     ]
 
 
-def _forward_body(d: Derivative, function_type: str, names: str) -> str:
+def _forward_body(d: Derivative, function_type: str, names: str) -> _Lines:
     f = d.function
-    name = f.func.name
-    lines = [
+    lines: _Lines = [
         "at::AutoDispatchBelowADInplaceOrView guard;",
-        "static auto op = c10::Dispatcher::singleton()",
-        f'    .findSchemaOrThrow("{f.namespace}::{name.name}", "{name.overload_name}")',
-        f"    .typed<{function_type}>();",
+        *_op_handle(f, function_type),
         f"auto result = op.call({names});",
     ]
     saved = _saved_tensors(d)
@@ -128,10 +213,36 @@ def _forward_body(d: Derivative, function_type: str, names: str) -> str:
     if fixed:
         lines.append(f"ctx->mark_non_differentiable({{{', '.join(fixed)}}});")
     lines.append(f"return {{{', '.join(outputs)}}};" if multi else "return result;")
-    return "\n".join(lines) + "\n"
+    return lines
 
 
-def _backward_body(d: Derivative) -> str:
+def _backward_body(d: Derivative) -> _Lines:
+    f = d.function
+    lines: _Lines = [*_saved_bindings(d)]
+    if _used(d, "grad"):
+        lines.append("const at::Tensor& grad = grads[0];")
+    lines.append("size_t edge = 0;")
+    arguments = list(f.func.arguments.flat_all)
+    for a in arguments:
+        if str(a.type) == "Tensor":
+            lines.append(f"const bool needs_{a.name} = ctx->needs_input_grad(edge++);")
+        elif str(a.type) == "Tensor?":
+            lines.append(
+                f'const bool needs_{a.name} = ctx->saved_data["{a.name}.defined"].toBool() '
+                "&& ctx->needs_input_grad(edge++);"
+            )
+    lines.append(f"torch::autograd::variable_list grad_inputs({len(arguments)});")
+    position = {a.name: i for i, a in enumerate(arguments)}
+    for formula in d.formulas:
+        lines.extend(_evaluate(formula, position))
+    for name, message in _not_implemented(d):
+        lines.append(f'TORCH_CHECK(!needs_{name}, "{message}");')
+    lines.append("return grad_inputs;")
+    return lines
+
+
+def _saved_bindings(d: Derivative) -> list[str]:
+    """The backward's variables for what the forward saved: tensors, then other values."""
     f = d.function
     style = FunctionSignatures(f).style
     lines: list[str] = []
@@ -155,26 +266,7 @@ def _backward_body(d: Derivative) -> str:
             ctype = dispatcher_api.argument_type(a, style=style, owning=True).remove_const_ref()
             owning = ctype.cpp_type()
             lines.append(f'auto {a.name} = ctx->saved_data["{a.name}"].to<{owning}>();')
-    if _used(d, "grad"):
-        lines.append("const at::Tensor& grad = grads[0];")
-    lines.append("size_t edge = 0;")
-    arguments = list(f.func.arguments.flat_all)
-    for a in arguments:
-        if str(a.type) == "Tensor":
-            lines.append(f"const bool needs_{a.name} = ctx->needs_input_grad(edge++);")
-        elif str(a.type) == "Tensor?":
-            lines.append(
-                f'const bool needs_{a.name} = ctx->saved_data["{a.name}.defined"].toBool() '
-                "&& ctx->needs_input_grad(edge++);"
-            )
-    lines.append(f"torch::autograd::variable_list grad_inputs({len(arguments)});")
-    position = {a.name: i for i, a in enumerate(arguments)}
-    for formula in d.formulas:
-        lines.extend(_evaluate(formula, position))
-    for name, message in _not_implemented(d):
-        lines.append(f'TORCH_CHECK(!needs_{name}, "{message}");')
-    lines.append("return grad_inputs;")
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def _not_implemented(d: Derivative) -> list[tuple[str, str]]:
@@ -187,17 +279,18 @@ def _not_implemented(d: Derivative) -> list[tuple[str, str]]:
     ]
 
 
-def _evaluate(formula: Formula, position: dict[str, int]) -> list[str]:
+def _evaluate(formula: Formula, position: dict[str, int]) -> _Lines:
     inputs = formula.inputs
     if len(inputs) == 1:
         (name,) = inputs
-        return [f"if (needs_{name}) {{", f"  grad_inputs[{position[name]}] = {formula.text};", "}"]
+        target = f"grad_inputs[{position[name]}] ="
+        return [f"if (needs_{name}) {{", *_indent(_formula_lines(formula, target), 2), "}"]
     needs = " || ".join(f"needs_{n}" for n in inputs)
     mask = ", ".join(f"needs_{n}" for n in inputs)
-    lines = [
+    lines: _Lines = [
         f"if ({needs}) {{",
         f"  const std::array<bool, {len(inputs)}> grad_input_mask = {{{mask}}};",
-        f"  auto grad_result = {formula.text};",
+        *_indent(_formula_lines(formula, "auto grad_result ="), 2),
     ]
     for i, name in enumerate(inputs):
         lines.append(
@@ -207,9 +300,32 @@ def _evaluate(formula: Formula, position: dict[str, int]) -> list[str]:
     return lines
 
 
-def _indent(text: str, spaces: int) -> str:
+def _formula_lines(formula: Formula, target: str) -> _Lines:
+    """`target <formula>;` with the formula behind a `#line` to its place in derivatives.yaml.
+
+    A one-line formula written as is (a plain scalar on its key's line) starts at its
+    column; a block scalar (`|`) starts on the line after its indicator, where the
+    location points.
+    """
+    at = formula.location
+    text = formula.text.rstrip()
+    line, column = at.line, 1
+    if "\n" in text:
+        line += 1
+    elif formula.exact:
+        column = at.col or 1
+    code = " " * (column - 1) + text + ";"
+    return [
+        target,
+        _Verbatim(f"#line {line} {_c_string(at.file)}"),
+        *(_Verbatim(piece) for piece in code.split("\n")),
+        _Verbatim(LINE_RESTORE),
+    ]
+
+
+def _indent(lines: Sequence[str | _Verbatim], spaces: int) -> _Lines:
     pad = " " * spaces
-    return "".join(pad + line if line.strip() else line for line in text.splitlines(True))
+    return [line if isinstance(line, _Verbatim) or not line else pad + line for line in lines]
 
 
 # -- Python ------------------------------------------------------------------

@@ -48,13 +48,13 @@ def api_functions(library: Library) -> list[str]:
 def _api_functions(f: NativeFunction) -> Iterator[str]:
     sigs = FunctionSignatures(f)
     dispatcher = sigs.dispatcher
-    handle = _op_handle(f, dispatcher.type())
+    handle = op_handle(f, dispatcher.type())
     for sig in sigs.cpp.signatures():
         exprs = ", ".join(e.expr for e in translate(sig.arguments(), dispatcher.arguments()))
         yield (f"// {f.func}\ninline {sig.decl()} {{\n  {handle}\n  return op.call({exprs});\n}}\n")
 
 
-def _op_handle(f: NativeFunction, function_type: str) -> str:
+def op_handle(f: NativeFunction, function_type: str) -> str:
     """A function-local static handle on the operator, typed with its dispatcher signature."""
     name = f.func.name
     return (

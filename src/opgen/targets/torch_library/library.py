@@ -16,19 +16,30 @@ from pathlib import Path
 
 from opgen.diagnostics import Diagnostic, Location, SpecError
 from opgen.frozen import frozen
+from opgen.spec.arguments import Argument
 from opgen.spec.backend import BackendMetadata
-from opgen.spec.derivatives import Derivative, load_derivatives
+from opgen.spec.derivatives import Derivative, FormulaHeader, load_derivatives
 from opgen.spec.keys import DispatchKey, SchemaKind
 from opgen.spec.library import PythonRef
 from opgen.spec.model import LoadOptions, Spec, load_spec
 from opgen.spec.native import NativeFunction
-from opgen.targets.torch_library.python_types import UnsupportedType, python_signature
+from opgen.spec.types import BaseTy
+from opgen.targets.torch_library.formula_calls import formula_errors
+from opgen.targets.torch_library.python_types import (
+    UnsupportedType,
+    python_signature,
+    result_class,
+)
 
 K = DispatchKey
 # Keys whose kernels run on real data; an operator with one needs a fake kernel
 # (a Meta kernel or `fake:`) or a composite one for tracing.
 _DATA_KEYS = (K.CPU, K.CUDA)
 _TRACEABLE_KEYS = (K.Meta, K.CompositeImplicitAutograd, K.CompositeExplicitAutograd)
+# Keys the dispatcher reaches only through a tensor argument's device, or a BackendSelect
+# kernel; composite kernels are reached without either.
+_BACKEND_KEYS = (K.CPU, K.CUDA, K.Meta)
+_COMPOSITE_KEYS = (K.CompositeImplicitAutograd, K.CompositeExplicitAutograd)
 
 
 @frozen
@@ -48,6 +59,7 @@ class Library:
     derivatives: Mapping[str, Derivative]  # by qualified operator name
     compiled: bool  # has C++ code: kernels, or gradient formulas in C++
     warnings: tuple[Diagnostic, ...] = ()
+    formula_headers: tuple[FormulaHeader, ...] = ()  # `include:` entries of the derivatives
 
     @property
     def operators(self) -> tuple[NativeFunction, ...]:
@@ -59,9 +71,29 @@ class Library:
     def derivative(self, f: NativeFunction) -> Derivative | None:
         return self.derivatives.get(qualified_name(f))
 
+    def backend_selected(self, f: NativeFunction) -> bool:
+        """Whether `f` gets a BackendSelect kernel: a factory (no tensor argument) with
+        backend kernels, which the dispatcher reaches only by its `device` argument."""
+        return bool(_backend_keys(self.spec, f)) and device_argument(f) is not None
+
 
 def qualified_name(f: NativeFunction) -> str:
     return f"{f.namespace}::{f.func.name}"
+
+
+def device_argument(f: NativeFunction) -> Argument | None:
+    """The argument a factory's backend is chosen by: its first `Device` or `Device?`."""
+    return next(
+        (a for a in f.func.arguments.flat_all if a.type.is_base_ty_like(BaseTy.Device)), None
+    )
+
+
+def _backend_keys(spec: Spec, f: NativeFunction) -> list[DispatchKey]:
+    """The backend keys of a factory's kernels (C++ or Python); [] for other operators."""
+    if any(a.type.is_tensor_like() for a in f.func.arguments.flat_all):
+        return []
+    keys = (*spec.kernels(f), *f.extensions.python_kernels)
+    return [k for k in _BACKEND_KEYS if k in keys]
 
 
 def python_name(f: NativeFunction) -> str:
@@ -75,15 +107,19 @@ def load_library(paths: LibraryPaths) -> Library:
     spec = load_spec(paths.spec, paths.tags, LoadOptions(library=True))
     namespace = _namespace(spec)
     derivatives: dict[str, Derivative] = {}
+    headers: tuple[FormulaHeader, ...] = ()
     if paths.derivatives is not None:
-        for d in load_derivatives(paths.derivatives, spec.functions):
-            derivatives[qualified_name(d.function)] = d
+        read = load_derivatives(paths.derivatives, spec.functions)
+        derivatives = {qualified_name(d.function): d for d in read.derivatives}
+        headers = read.headers
     compiled = any(spec.kernels(f) for f in spec.functions)
     roots = paths.python_path or (os.path.dirname(os.path.abspath(paths.spec)),)
     errors = [
         *_check_python_refs(spec, roots),
         *_check_python_api(spec),
         *_check_derivatives(spec, derivatives, compiled),
+        *formula_errors(spec, namespace, derivatives.values(), headers, compiled),
+        *_check_factories(spec),
     ]
     if errors:
         raise SpecError.of(errors[:20])
@@ -94,6 +130,7 @@ def load_library(paths: LibraryPaths) -> Library:
         derivatives=derivatives,
         compiled=compiled,
         warnings=(*spec.warnings, *_fake_warnings(spec, derivatives)),
+        formula_headers=headers,
     )
 
 
@@ -173,18 +210,21 @@ def _check_python_api(spec: Spec) -> Iterator[Diagnostic]:
     """Every operator gets a Python function; their names must not collide."""
     seen: dict[str, NativeFunction] = {}
     for f in spec.functions:
-        name = python_name(f)
-        if name in seen:
-            yield _error(
-                f"the Python function for '{f.func.name}' would be '{name}', as for "
-                f"'{seen[name].func.name}'; rename one of them",
-                f.location_of("func"),
-            )
-        seen[name] = f
         try:
+            named = result_class(f)
             python_signature(f)
         except UnsupportedType as e:
             yield Diagnostic(f.location_of("func"), str(e))
+            continue
+        names = {python_name(f): "function", **({named.name: "result class"} if named else {})}
+        for name, what in names.items():
+            if name in seen:
+                yield _error(
+                    f"the Python {what} for '{f.func.name}' would be '{name}', as for "
+                    f"'{seen[name].func.name}'; rename one of them",
+                    f.location_of("func"),
+                )
+            seen[name] = f
 
 
 def _check_derivatives(
@@ -226,12 +266,32 @@ def _check_derivatives(
             )
 
 
+def _check_factories(spec: Spec) -> Iterator[Diagnostic]:
+    """A factory's backend kernels are unreachable without a device argument to select them
+    by (the dispatcher picks a backend by the tensor arguments' devices)."""
+    for f in spec.functions:
+        backends = _backend_keys(spec, f)
+        keys = (*spec.kernels(f), *f.extensions.python_kernels)
+        if backends and device_argument(f) is None and not any(k in keys for k in _COMPOSITE_KEYS):
+            names = [str(k) for k in backends]
+            named = " and ".join([", ".join(names[:-1]), names[-1]] if names[:-1] else names)
+            kernels = "kernels" if len(names) > 1 else "kernel"
+            yield _error(
+                f"'{qualified_name(f)}' has no tensor or device argument, so no call reaches its "
+                f"{named} {kernels}: register its kernel as CompositeExplicitAutograd, or add an "
+                "argument 'Device? device=None' to choose the backend by",
+                f.location_of("func"),
+            )
+
+
 def _returns_text(f: NativeFunction) -> str:
     return str(f.func).rpartition(") -> ")[2]
 
 
 def _fake_warnings(spec: Spec, derivatives: Mapping[str, Derivative]) -> Iterator[Diagnostic]:
     for f in spec.functions:
+        if f.func.is_mutable and not f.func.returns:
+            continue  # PyTorch derives its fake kernel (custom operators change no metadata)
         keys = set(spec.kernels(f)) | set(f.extensions.python_kernels)
         if keys & set(_DATA_KEYS) and not keys & set(_TRACEABLE_KEYS) and f.extensions.fake is None:
             yield _warning(

@@ -2,12 +2,16 @@
 
 The wrappers take what `torch.ops` accepts for each schema type (`Tensor`,
 `int`, `float`, `Sequence[int]`, `torch.dtype`, ...) and return what it
-returns (a `Tensor`, a `tuple` for several outputs, a `list` for `Tensor[]`).
+returns (a `Tensor`, a `tuple` for several outputs, a `list` for `Tensor[]`),
+except that outputs that all have names (`-> (Tensor min, Tensor max)`) come
+as a `NamedTuple` with those fields, as PyTorch's own operators return them.
 Defaults are the schema's, spelled in Python (`[1, 2]` becomes `(1, 2)`, so
 no default is a mutable list).
 """
 
 from __future__ import annotations
+
+import keyword
 
 from opgen.frozen import frozen
 from opgen.spec.arguments import Argument
@@ -88,6 +92,32 @@ class PythonSignature:
         )
 
 
+@frozen
+class ResultClass:
+    """The NamedTuple an operator with named outputs returns: `SortDescResult` for `sort_desc`."""
+
+    name: str
+    fields: tuple[tuple[str, str], ...]  # (name, annotation) per output
+
+
+def result_class(f: NativeFunction) -> ResultClass | None:
+    """The result class of an operator whose outputs (two or more) all have names, or None."""
+    returns = f.func.returns
+    if len(returns) < 2 or not all(r.name for r in returns):
+        return None
+    fields = []
+    for r in returns:
+        assert r.name is not None
+        if keyword.iskeyword(r.name) or r.name.startswith("_"):
+            raise UnsupportedType(
+                f"'{f.func.name}': output name '{r.name}' cannot name a field of the Python "
+                "result (a NamedTuple); rename the output"
+            )
+        fields.append((r.name, _return_annotation(r.type, f)))
+    words = f"{f.func.name.name}_{f.func.name.overload_name}".split("_")
+    return ResultClass("".join(w[:1].upper() + w[1:] for w in words) + "Result", tuple(fields))
+
+
 def python_signature(f: NativeFunction) -> PythonSignature:
     """The wrapper's signature; UnsupportedType if a type has no Python form."""
     arguments = f.func.arguments
@@ -109,7 +139,11 @@ def annotation(t: Type, f: NativeFunction) -> str:
     raise UnsupportedType(f"'{f.func.name}': type '{t}' has no Python form in a library")
 
 
-def returns_annotation(f: NativeFunction) -> str:
+def returns_annotation(f: NativeFunction, *, named: bool = True) -> str:
+    """What the wrapper returns; with `named=False`, what `torch.ops` returns."""
+    result = result_class(f) if named else None
+    if result is not None:
+        return result.name
     types = [_return_annotation(r.type, f) for r in f.func.returns]
     if not types:
         return "None"
