@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from opgen.api import cpp
 from opgen.spec.arguments import Return
+from opgen.spec.schema import FunctionSchema
 from opgen.spec.types import BaseTy, BaseType, ListType, OptionalType, Type
 
 MAX_LINE = 80
@@ -102,6 +104,12 @@ def structseq_fieldnames(returns: Sequence[Return]) -> list[str]:
     if None in names:
         raise ValueError("a structseq needs a name for every return, or for none")
     return [str(n) for n in names]
+
+
+def structseq_key(func: FunctionSchema, fields: Sequence[str]) -> str:
+    """What identifies a structseq of `func` with `fields`: PyTorch joins the C++ name
+    and the field names with `_`, so `a_b(c)` and `a(b, c)` are one structseq."""
+    return "_".join((cpp.name(func), *fields))
 
 
 def returns_str(name: str, returns: Sequence[Return]) -> str:

@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from opgen.api.autograd_views import is_tensor_list_type
 from opgen.api.cpp import cpp_string
 from opgen.api.cpp import name as cpp_name
-from opgen.api.pyi import structseq_fieldnames
+from opgen.api.pyi import structseq_fieldnames, structseq_key
 from opgen.api.python import PythonSignature, PythonSignatureDeprecated, PythonSignatureGroup
 from opgen.api.python_dispatch import (
     DispatchCall,
@@ -212,11 +212,9 @@ def _structseq_types(overloads: Sequence[Pair]) -> tuple[list[str], dict[str, st
 
 
 def _structseq_key(f: NativeFunction) -> str:
-    """What identifies a structseq: the C++ name and the field names, joined by `_`.
-
-    (A function without one has its C++ name as key, which a structseq's may equal.)
-    """
-    return "_".join((cpp_name(f.func), *_fieldnames(f)))
+    """`structseq_key` of `f`'s returns (a function without a structseq has its C++ name
+    as key, which a structseq's may equal)."""
+    return structseq_key(f.func, _fieldnames(f))
 
 
 def _fieldnames(f: NativeFunction) -> list[str]:

@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from functools import partial
 
 from opgen.api import cpp
-from opgen.api.pyi import structseq_fieldnames
+from opgen.api.pyi import structseq_fieldnames, structseq_key
 from opgen.api.python_bindings import should_generate_py_binding
 from opgen.cached import cached
 from opgen.frozen import frozen
@@ -83,8 +83,7 @@ def _group_structseqs(overloads: Sequence[NativeFunction]) -> list[Structseq]:
         if not fields:
             continue
         name = cpp.name(f.func)
-        # PyTorch's key: the names joined by "_" (so `a_b(c)` and `a(b, c)` are one).
-        key = "_".join((name, *fields))
+        key = structseq_key(f.func, fields)
         if key not in found:
             number = str(len(found)) if found else ""
             found[key] = Structseq(name, tuple(fields), f"{name}NamedTuple{number}")
