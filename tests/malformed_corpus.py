@@ -71,3 +71,4 @@ DERIVATIVES = Corpus(
 DEPRECATED = Corpus(
     Path(__file__).parent / "malformed_deprecated", "deprecated.yaml", "--deprecated"
 )
+BACKEND = Corpus(Path(__file__).parent / "malformed_backend", "backend.yaml", "--backend")

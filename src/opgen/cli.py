@@ -22,6 +22,8 @@ from opgen.spec import Spec, load_spec
 from opgen.targets.aten import command as aten_command
 from opgen.targets.autograd import annotated_command
 from opgen.targets.autograd import command as autograd_command
+from opgen.targets.backend import command as backend_command
+from opgen.targets.lazy import command as lazy_command
 from opgen.targets.pyi import command as pyi_command
 from opgen.targets.python import command as python_command
 from opgen.targets.torch_library import command as library_command
@@ -93,6 +95,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="also check PyTorch's deprecated Python signatures (deprecated.yaml): each must "
         "call a function of the spec",
     )
+    check.add_argument(
+        "--backend",
+        metavar="BACKEND_YAML",
+        help="also check an out-of-tree backend's YAML (as `opgen backend` and `opgen lazy` "
+        "read it) against the spec",
+    )
     check.set_defaults(run=run_check)
 
     dump = commands.add_parser(
@@ -159,6 +167,26 @@ def build_parser() -> argparse.ArgumentParser:
     pyi_command.add_arguments(pyi)
     pyi.set_defaults(run=pyi_command.run_pyi)
 
+    backend = commands.add_parser(
+        "backend",
+        help="generate an out-of-tree backend's registrations, as gen_backend_stubs does",
+        description="Generate an out-of-tree backend's kernel class header and dispatcher "
+        "registrations from its backend YAML, byte for byte as "
+        "`python -m torchgen.gen_backend_stubs` does, with the same flags.",
+    )
+    backend_command.add_arguments(backend)
+    backend.set_defaults(run=backend_command.run_backend)
+
+    lazy = commands.add_parser(
+        "lazy",
+        help="generate a lazy-tensor backend's IR and kernels, as gen_lazy_tensor does",
+        description="Generate a lazy-tensor backend's IR node classes, kernels, kernel class "
+        "header and registrations from its backend YAML, byte for byte as torchgen's "
+        "gen_lazy_tensor does, with the same flags (and one per run_gen_lazy_tensor argument).",
+    )
+    lazy_command.add_arguments(lazy)
+    lazy.set_defaults(run=lazy_command.run_lazy)
+
     library = commands.add_parser(
         "torch-library",
         help="generate a PyTorch custom-op library (C++ and Python) from a library spec",
@@ -205,6 +233,7 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     _report(spec.warnings, err)
     derivatives = None if args.derivatives is None else _check_derivatives(spec, args)
     deprecated = None if args.deprecated is None else _check_deprecated(spec, args)
+    backend = None if args.backend is None else _check_backend(spec, args)
     if spec.warnings and args.werror:
         return 1
     derived = len(spec.functions) - spec.entry_count
@@ -219,7 +248,23 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(f"{args.derivatives}: ok: {derivatives}\n")
     if deprecated is not None:
         out.write(f"{args.deprecated}: ok: {deprecated}\n")
+    if backend is not None:
+        out.write(f"{args.backend}: ok: {backend}\n")
     return 0
+
+
+def _check_backend(spec: Spec, args: argparse.Namespace) -> str:
+    """Read a backend YAML against the spec; a summary."""
+    from opgen.spec.external_backend import load_external_backend
+
+    backend = load_external_backend(args.backend, spec)
+    parts = [f"{len(index.index)} kernels for {key}" for key, index in backend.indices.items()] or [
+        f"no kernels for {backend.backend}"
+    ]
+    lazy = len(backend.full_codegen) + len(backend.ir_gen) + len(backend.non_native)
+    if lazy:
+        parts.append(f"{lazy} lazy IR nodes")
+    return ", ".join(parts)
 
 
 def _check_deprecated(spec: Spec, args: argparse.Namespace) -> str:

@@ -99,6 +99,7 @@ def oracle_tree(command: list[str], root: Path, *, key: object) -> Tree:
     subprocess.run(command, check=True, cwd=root, capture_output=True)
     tree = read_tree(root)
     if cache is not None:
+        cache.mkdir(parents=True, exist_ok=True)
         for rel, data in tree.files.items():
             (cache / "tree" / rel).parent.mkdir(parents=True, exist_ok=True)
             (cache / "tree" / rel).write_bytes(data)

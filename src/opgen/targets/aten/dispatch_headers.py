@@ -31,10 +31,10 @@ from opgen.targets.aten.dispatch_plan import (
     KernelTable,
     direct_cpp_signatures,
     kernel_namespace,
-    namespace_lines,
     output_set_for,
 )
 from opgen.targets.aten.run import AtenRun
+from opgen.targets.dispatch_registration import namespace_lines
 
 
 class _Declarations:

@@ -173,16 +173,6 @@ def _item_name(item: Item) -> str:
     return str(f.func.name)
 
 
-def namespace_lines(namespace: str, *, max_level: int) -> tuple[str, str]:
-    """The lines opening and closing a (nested) C++ namespace."""
-    parts = namespace.split("::")
-    if len(parts) > max_level:
-        raise ValueError(f"namespace {namespace} is nested deeper than {max_level} levels")
-    opening = "\n".join(f"namespace {n} {{" for n in parts)
-    closing = "\n".join(f"}} // namespace {n}" for n in reversed(parts))
-    return opening, closing
-
-
 def item_namespace(item: Item) -> str:
     """The operator namespace (`aten`) an item registers in."""
     return item.namespace if isinstance(item, NativeFunction) else item.functional.namespace

@@ -40,11 +40,17 @@ from opgen.targets.aten.dispatch_plan import (
     direct_cpp_signatures,
     item_namespace,
     kernel_namespace,
-    namespace_lines,
     output_set_for,
 )
 from opgen.targets.aten.run import AtenRun
-from opgen.targets.aten.structured_kernels import StructuredWrappers, device_check
+from opgen.targets.aten.structured_kernels import StructuredWrappers
+from opgen.targets.dispatch_registration import (
+    device_check,
+    device_guard,
+    dispatch_headers,
+    dispatch_helpers,
+    namespace_lines,
+)
 
 K = DispatchKey
 
@@ -58,125 +64,6 @@ _HIP_HEADERS = """\
 #include <ATen/hip/ATenHIPGeneral.h>
 #include <ATen/hip/HIPDevice.h>
 #include <ATen/hip/HIPContext.h>"""
-
-# The header declaring each key's tensor factories (`at::detail::empty_<key>`).
-_EMPTY_TENSOR_HEADERS = {
-    K.CPU: "ATen/EmptyTensor.h",
-    K.Meta: "ATen/EmptyTensor.h",
-    K.MPS: "ATen/mps/EmptyTensor.h",
-    K.XPU: "ATen/xpu/EmptyTensor.h",
-    K.MTIA: "ATen/native/mtia/EmptyTensor.h",
-}
-_DEVICE_FACTORY_KEYS = frozenset({K.Meta, K.CPU, K.CUDA, K.MPS, K.XPU, K.MTIA})
-_GENERIC_FACTORY_KEYS = frozenset(
-    {K.CompositeExplicitAutogradNonFunctional, K.QuantizedCPU, K.QuantizedCUDA}
-)
-
-_RESIZE_OUT = """
-void resize_out(const Tensor &out, IntArrayRef sizes, IntArrayRef strides, const TensorOptions &options) {
-  TORCH_CHECK(options.dtype() == out.dtype(),
-      "Expected out tensor to have dtype ", options.dtype(), ", but got ", out.dtype(), " instead");
-  TORCH_CHECK(options.device() == out.device(),
-      "Expected out tensor to have device ", options.device(), ", but got ", out.device(), " instead");
-  const bool resized = at::native::resize_output(out, sizes);
-  // Only restride if a resize occurred; otherwise we ignore the (advisory)
-  // strides from the meta function and directly use the output tensor's
-  // preexisting strides
-  if (resized) {
-    if (!strides.empty()) {
-      TORCH_INTERNAL_ASSERT(!options.memory_format_opt().has_value());
-      // TODO: avoid the redispatch here
-      out.as_strided_(sizes, strides);
-    } else if (options.memory_format_opt().has_value()) {
-      out.unsafeGetTensorImpl()->empty_tensor_restride(*options.memory_format_opt());
-    }
-  }
-}
-"""  # noqa: E501
-_CHECK_INPLACE = """
-void check_inplace(const Tensor &self, IntArrayRef sizes, const TensorOptions &options) {
-  // These checks are needed on those operators that:
-  //   1) don't use 'TensorIterator' (e.g. 'addmm' and 'baddbmm')
-  //   2) have particular typing rules (e.g. 'cumsum' and 'cumprod')
-  // For other operators (e.g. 'add'), 'TensorIterator' already checks
-  // these things separately.
-  TORCH_CHECK(options.dtype() == self.dtype(),
-      "Bad in-place call: ",
-      "input tensor dtype ", self.dtype(), " and output tensor dtype ", options.dtype(), " should match");
-  TORCH_CHECK(options.device() == self.device(),
-      "Bad in-place call: ",
-      "input tensor device ", self.device(), " and output tensor device ", options.device(), " should match");
-  TORCH_CHECK(sizes == self.sizes(),
-      "Bad in-place call: ",
-      "input tensor size ", self.sizes(), " and output tensor size ", sizes, " should match");
-}
-"""  # noqa: E501
-
-
-def _factories(index: BackendIndex) -> tuple[str, str] | None:
-    """The functions allocating plain and strided tensors for the key, if it has any."""
-    key = index.dispatch_key
-    if key in _DEVICE_FACTORY_KEYS:
-        return f"at::detail::empty_{key.lower()}", f"at::detail::empty_strided_{key.lower()}"
-    if key in _GENERIC_FACTORY_KEYS:
-        return "at::empty", "at::empty_strided"
-    return None
-
-
-def dispatch_headers(index: BackendIndex, *, per_operator_headers: bool, rocm: bool) -> list[str]:
-    """The includes a key's registrations need besides the operators'."""
-    key = index.dispatch_key
-    headers = [
-        "#include <ATen/ops/as_strided_native.h>"
-        if per_operator_headers
-        else "#include <ATen/NativeFunctions.h>"
-    ]
-    if key in _EMPTY_TENSOR_HEADERS:
-        headers.append(f"#include <{_EMPTY_TENSOR_HEADERS[key]}>")
-    elif key is K.CUDA:
-        headers.append(f"#include <ATen/{'hip' if rocm else 'cuda'}/EmptyTensor.h>")
-    elif per_operator_headers:
-        headers.extend(
-            f"#include <ATen/ops/{op}.h>"
-            for op in ("empty", "empty_strided", "_copy_from_and_resize", "_copy_from")
-        )
-    else:
-        headers.append("#include <ATen/Functions.h>")
-    headers.append("#include <c10/macros/Macros.h>")
-    return headers
-
-
-def dispatch_helpers(index: BackendIndex) -> list[str]:
-    """The static helpers of the structured classes, as far as the key can provide them."""
-    helpers = ['C10_DIAGNOSTIC_PUSH_AND_IGNORED_IF_DEFINED("-Wunused-function")']
-    factories = _factories(index)
-    if factories is not None:
-        empty, empty_strided = factories
-        options = "options.device(at::kMeta)" if index.dispatch_key is K.Meta else "options"
-        helpers.append(
-            "\nTensor create_out(IntArrayRef sizes, IntArrayRef strides, "
-            "const TensorOptions &options) {\n"
-            "  if (strides.empty()) {\n"
-            f"      return {empty}(sizes, {options});\n"
-            "  } else {\n"
-            f"      return {empty_strided}(sizes, strides, {options});\n"
-            "  }\n}\n"
-        )
-    # Only functional kernels are derived for this key, so it never resizes outputs.
-    if index.dispatch_key is not K.CompositeExplicitAutogradNonFunctional:
-        helpers.append(_RESIZE_OUT)
-    helpers.append(_CHECK_INPLACE)
-    if factories is not None:
-        helpers.append(
-            "\nstd::optional<Tensor> maybe_create_proxy(const Tensor &out, IntArrayRef sizes, "
-            "IntArrayRef strides, const TensorOptions &options) {\n"
-            "  if (out.strides() != strides) {\n"
-            f"    return {factories[1]}(sizes, strides, options);\n"
-            "  }\n"
-            "  return std::nullopt;\n}\n"
-        )
-    helpers.append("C10_DIAGNOSTIC_POP()")
-    return helpers
 
 
 def _is_registered(table: KernelTable, index: BackendIndex, key: DispatchKey, item: Item) -> bool:
@@ -279,7 +166,7 @@ class KernelTexts:
         if index.device_guard:
             check = device_check(f, name)
             if f.device_guard:
-                guard = _device_guard(index.dispatch_key, f)
+                guard = device_guard(index.dispatch_key, f)
         return (
             f"namespace {{\n\n{head} {{\n  {check}\n\n  {guard}\n"
             f"  return {metadata.cpp_namespace}::{metadata.kernel}({args});\n}}\n\n"
@@ -320,20 +207,6 @@ def _call_arguments(source: Parameters, goal: Parameters) -> str:
             return ", ".join(e.expr for e in translate(source.bindings, goal.bindings))
         direct.append(b.name)
     return ", ".join(direct)
-
-
-def _device_guard(key: DispatchKey, f: NativeFunction) -> str:
-    arguments = f.func.arguments
-    if arguments.tensor_options is not None:  # a factory: the device comes from the options
-        guard = "\n  const DeviceGuard device_guard(device_or_default(device));"
-        if key in CUDA_DISPATCH_KEYS:
-            return f"globalContext().lazyInitDevice(c10::DeviceType::CUDA);\n{guard}"
-        return guard
-    self_arg = [arguments.self_arg.argument] if arguments.self_arg is not None else []
-    for a in (*self_arg, *arguments.out, *arguments.flat_positional):
-        if a.type.is_tensor_like():
-            return f"const OptionalDeviceGuard device_guard(device_of({a.name}));"
-    return "// DeviceGuard omitted"
 
 
 def _registration(p: Planned, name: str) -> str:

@@ -49,6 +49,7 @@ from opgen.spec.backend import BackendIndex
 from opgen.spec.groups import NativeFunctionsGroup
 from opgen.spec.keys import DispatchKey, SchemaKind
 from opgen.spec.native import NativeFunction
+from opgen.targets.dispatch_registration import device_check
 
 K = DispatchKey
 _INDENT = "    "
@@ -88,24 +89,6 @@ _PROXY_OUTPUT = (
     "proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : "
     "outputs_[output_idx].get()"
 )
-
-
-def device_check(f: NativeFunction, wrapper_name: str) -> str:
-    """The check that every tensor argument is on one device (`device_check: NoCheck` skips it)."""
-    if f.device_check.name == "NoCheck":
-        return "  // No device check\n"
-    lines = [
-        "std::optional<Device> common_device = std::nullopt;\n",
-        "(void)common_device; // Suppress unused variable warning\n",
-    ]
-    arguments = f.func.arguments
-    for a in (*arguments.out, *arguments.flat_positional):
-        if a.type.is_tensor_like():
-            lines.append(
-                "\n  c10::impl::check_and_update_common_device("
-                f'common_device, {a.name}, "{wrapper_name}", "{a.name}");'
-            )
-    return "".join(lines)
 
 
 @frozen(eq=False)

@@ -1,0 +1,9 @@
+"""`opgen lazy`: a lazy-tensor backend's code, as torchgen's gen_lazy_tensor.
+
+It writes what `opgen backend` writes (`opgen.targets.backend.files`), with
+registrations in a function the backend calls, plus the IR: `nodes` (and
+`ts_lowering`) render the node classes, `kernels` the generated kernels and
+their shape-inference declarations, `files` assembles the files, `checks`
+checks the YAML's lazy parts and the shape-inference header, `command` is
+the command line. The calling convention is `opgen.api.lazy`.
+"""

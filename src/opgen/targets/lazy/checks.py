@@ -1,0 +1,57 @@
+"""What `opgen lazy` checks beyond the backend YAML's own rules.
+
+- Each `non_native` entry's properties are lazy IR node properties
+  (`opgen.api.lazy.LAZY_IR_PROPERTIES`).
+- The shape-inference header declares, each on a line of its own, the
+  `compute_shape_<kernel>` function of every generated kernel that cannot
+  take its shapes from a meta kernel, as upstream checks it (the header is
+  read relative to the working directory, where upstream reads it).
+"""
+
+from __future__ import annotations
+
+import difflib
+
+from opgen.api.lazy import LAZY_IR_PROPERTIES
+from opgen.diagnostics import Diagnostic, SpecError
+from opgen.spec.external_backend import ExternalBackend
+from opgen.spec.load import read_text
+from opgen.targets.backend.files import BackendRun
+from opgen.targets.lazy.files import functions_of
+from opgen.targets.lazy.kernels import shape_inference_declarations
+from opgen.targets.lazy.options import LazyOptions
+
+
+def check_properties(backend: ExternalBackend) -> None:
+    errors = []
+    for node in backend.non_native:
+        for name, at in zip(node.properties, node.property_locations, strict=True):
+            if name not in LAZY_IR_PROPERTIES:
+                close = difflib.get_close_matches(name, sorted(LAZY_IR_PROPERTIES), n=1)
+                hint = f"did you mean '{close[0]}'? " if close else ""
+                known = ", ".join(sorted(LAZY_IR_PROPERTIES))
+                errors.append(
+                    Diagnostic(at, f"unknown IR node property '{name}'; {hint}known: {known}")
+                )
+    if errors:
+        raise SpecError.of(errors)
+
+
+def check_shape_inference_header(run: BackendRun, options: LazyOptions) -> None:
+    header = options.shape_inference_hdr
+    lines = set(read_text(header).split("\n"))
+    where = {op.name: op.location for op in run.backend.full_codegen}
+    errors = []
+    for f, index in functions_of(run, where.keys()):
+        for declaration in shape_inference_declarations(f, index, options):
+            if declaration not in lines:
+                errors.append(
+                    Diagnostic(
+                        where[f.func.name],
+                        f"{header} does not declare the shape function the generated kernel of "
+                        f"'{f.func.name}' calls; declare it there, on a line of its own, and "
+                        f"define it: {declaration}",
+                    )
+                )
+    if errors:
+        raise SpecError.of(errors)
