@@ -47,11 +47,11 @@ def timed(command: list[str]) -> float:
     return measured(command)[0]
 
 
-def measured(command: list[str]) -> tuple[float, int]:
+def measured(command: list[str], cwd: Path = REPO) -> tuple[float, int]:
     """Wall time in seconds and peak resident set size in KiB of one run of `command`."""
     start = time.perf_counter()
     process = subprocess.Popen(
-        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd
     )
     _, status, usage = os.wait4(process.pid, 0)
     elapsed = time.perf_counter() - start
@@ -61,7 +61,7 @@ def measured(command: list[str]) -> tuple[float, int]:
     return elapsed, usage.ru_maxrss  # KiB on Linux
 
 
-def peak_memory(command: list[str], interval: float = 0.005) -> int:
+def peak_memory(command: list[str], interval: float = 0.005, cwd: Path = REPO) -> int:
     """Peak memory in KiB of one run of `command` and the processes it forks, together.
 
     Sums the proportional set size (PSS: shared pages split between the
@@ -70,7 +70,7 @@ def peak_memory(command: list[str], interval: float = 0.005) -> int:
     Sampling costs time, so runs measured here are not timed.
     """
     process = subprocess.Popen(
-        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=cwd
     )
     peak = 0
     while process.poll() is None:
@@ -181,27 +181,39 @@ def clean_builds(
     theirs: list[str],
     command: Callable[[list[str], Path], list[str]],
     runs: int,
+    *,
+    in_root: bool = False,
 ) -> CleanBuilds | None:
     """Time `command(generator, root)` for both generators, alternating, each run into a
-    fresh `root`; None (after saying so) if the two sides' trees differ."""
+    fresh `root`; None (after saying so) if the two sides' trees differ. With `in_root`,
+    each run's working directory is its `root` (for commands that name their outputs by
+    relative paths, which then read the same on both sides)."""
     compile_bytecode()
     scratch = Path(tempfile.mkdtemp(prefix="bench-"))
     sides = (("ours", ours), ("theirs", theirs))
+
+    def run(side: str, generator: list[str]) -> tuple[float, int]:
+        root = scratch / side
+        shutil.rmtree(root, ignore_errors=True)
+        root.mkdir()
+        return measured(command(generator, root), cwd=root if in_root else REPO)
+
     try:
         for side, generator in sides:
-            measured(command(generator, scratch / side))
+            run(side, generator)
         if not same_tree(scratch / "ours", scratch / "theirs"):
             print("the two output trees differ; run the conformance tests", file=sys.stderr)
             return None
         results: dict[str, list[tuple[float, int]]] = {"ours": [], "theirs": []}
         for _ in range(runs):
             for side, generator in sides:
-                shutil.rmtree(scratch / side, ignore_errors=True)
-                results[side].append(measured(command(generator, scratch / side)))
+                results[side].append(run(side, generator))
         memory = {}
         for side, generator in sides:
-            shutil.rmtree(scratch / side, ignore_errors=True)
-            memory[side] = peak_memory(command(generator, scratch / side))
+            root = scratch / side
+            shutil.rmtree(root, ignore_errors=True)
+            root.mkdir()
+            memory[side] = peak_memory(command(generator, root), cwd=root if in_root else REPO)
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     return CleanBuilds(results["ours"], results["theirs"], memory["ours"], memory["theirs"])

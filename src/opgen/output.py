@@ -46,17 +46,13 @@ relative paths may not contain `..`; a path produced by two sets is an error.
 from __future__ import annotations
 
 import functools
-import hashlib
-import importlib.util
 import os
 import re
-import secrets
 import stat
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Protocol, TypeAlias, TypeVar
 
-from opgen.forked import MAX_TASKS, ForkedFailure, run_forked
 from opgen.frozen import frozen
 
 T = TypeVar("T")
@@ -119,6 +115,8 @@ def template_comment_dir(template_dir: str) -> str:
         checkout = templates.parent.parent.parent / "torchgen"
         if checkout.is_dir():
             return os.path.relpath(templates, checkout)
+    import importlib.util
+
     found = importlib.util.find_spec("torchgen")
     if found is not None and found.origin is not None:
         return os.path.relpath(templates, os.path.dirname(found.origin))
@@ -140,6 +138,8 @@ def render_template(
 
 def shard_index(key: str, num_shards: int) -> int:
     """The shard of an item; stable across runs and platforms."""
+    import hashlib
+
     digest = hashlib.sha1(key.encode("latin-1"), usedforsecurity=False).digest()
     return int.from_bytes(digest, "little") % num_shards
 
@@ -399,14 +399,11 @@ def write_files(
             output_set.root.mkdir(parents=True, exist_ok=True)
     if dry_run:
         return WriteReport(files, ())
-    tasks = [functools.partial(_stage_files, unit, targets) for unit in _units(files, targets)]
-    try:
-        staged = [pair for unit in run_forked(tasks, jobs) for pair in unit]
-    except ForkedFailure as failure:
-        for unit in failure.results.values():
-            for temp, _ in unit:
-                temp.unlink(missing_ok=True)
-        raise failure.error from None
+    if jobs <= 1:  # in this process, in the units' order; _stage_files cleans up on failure
+        order = [file for unit in _units(files, targets, len(files) + 1) for file in unit]
+        staged = _stage_files(order, targets)
+    else:
+        staged = _stage_in_parallel(files, targets, jobs)
     staged.sort(key=lambda pair: pair[1])
     try:
         for temp, file in staged:
@@ -418,10 +415,26 @@ def write_files(
     return WriteReport(files, tuple(file for _, file in staged))
 
 
+def _stage_in_parallel(
+    files: Sequence[Path], targets: Mapping[Path, tuple[OutputSet, str]], jobs: int
+) -> list[tuple[Path, Path]]:
+    from opgen.forked import MAX_TASKS, ForkedFailure, run_forked
+
+    units = _units(files, targets, MAX_TASKS)
+    tasks = [functools.partial(_stage_files, unit, targets) for unit in units]
+    try:
+        return [pair for unit in run_forked(tasks, jobs) for pair in unit]
+    except ForkedFailure as failure:
+        for unit in failure.results.values():
+            for temp, _ in unit:
+                temp.unlink(missing_ok=True)
+        raise failure.error from None
+
+
 def _units(
-    files: Sequence[Path], targets: Mapping[Path, tuple[OutputSet, str]]
+    files: Sequence[Path], targets: Mapping[Path, tuple[OutputSet, str]], max_units: int
 ) -> list[list[Path]]:
-    """`files` in groups rendered together, at most `MAX_TASKS` of them.
+    """`files` in groups rendered together, at most `max_units` of them.
 
     A family's files form one group, and families come first, the heaviest
     (their `weight`) first, else in path order: they are the largest pieces of
@@ -440,7 +453,7 @@ def _units(
             families.setdefault(id(family), []).append(file)
             weights[id(family)] = max(weights.get(id(family), 0), output_set.weight(path))
     heaviest_first = sorted(families, key=lambda family: -weights[family])  # a stable sort
-    room = max(MAX_TASKS - len(families), 1)
+    room = max(max_units - len(families), 1)
     run = -(-len(singles) // room)  # ceiling division
     return [
         *(families[family] for family in heaviest_first),
@@ -510,7 +523,7 @@ def _create_temp(file: Path) -> tuple[Path, int]:
     # os.open applies the umask, so a new file gets the mode a plain write would give it.
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     while True:
-        temp = file.with_name(f".{file.name}.{secrets.token_hex(6)}.tmp")
+        temp = file.with_name(f".{file.name}.{os.urandom(6).hex()}.tmp")
         try:
             return temp, os.open(temp, flags, 0o666)
         except FileExistsError:

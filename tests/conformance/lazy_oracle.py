@@ -12,11 +12,11 @@ it runs, so that the default shape-inference header path resolves.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import sys
 from pathlib import Path
 
-import torch
 import torchgen
 import torchgen.gen_lazy_tensor as upstream
 from torchgen.dest.lazy_ir import GenTSLazyIR
@@ -30,7 +30,9 @@ def main() -> None:
         kwargs["lazy_ir_generator"] = GenTSLazyIR
     link = Path("torch")
     if kwargs.pop("link", False):
-        link.symlink_to(Path(torch.__file__).parent / "include" / "torch")
+        torch = importlib.util.find_spec("torch")  # found, not imported: that takes seconds
+        assert torch is not None and torch.submodule_search_locations is not None
+        link.symlink_to(Path(next(iter(torch.submodule_search_locations))) / "include" / "torch")
     __main__.__file__ = upstream.__file__
     try:
         aten = Path(torchgen.__file__).parent / "packaged" / "ATen"

@@ -5,14 +5,13 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from opgen.api.signatures import SignatureSet
-from opgen.api.translate import translate
+from opgen.api.translate import call_arguments, translate
 from opgen.spec import Spec
 from opgen.spec.backend import BackendMetadata
 from opgen.spec.keys import DispatchKey
 from opgen.spec.selection import OperatorSelection
 from opgen.targets.aten.dispatch_plan import KernelTable
 from opgen.targets.aten.options import AtenOptions
-from opgen.targets.aten.registration import _call_arguments
 from opgen.targets.aten.run import AtenOutputs, AtenRun
 
 SpecFromText = Callable[[str], Spec]
@@ -115,4 +114,4 @@ def test_call_arguments_agree_with_translate(spec_of: SpecFromText) -> None:
         pairs += [(s.parameters, sigs.dispatcher.parameters) for s in sigs.cpp.signatures()]
         for source, goal in pairs:
             expected = ", ".join(e.expr for e in translate(source.bindings, goal.bindings))
-            assert _call_arguments(source, goal) == expected
+            assert call_arguments(source.bindings, goal.bindings) == expected

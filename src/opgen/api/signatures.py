@@ -9,18 +9,21 @@ thread-local state come from the function itself (`ArgumentStyle.of`).
 from __future__ import annotations
 
 from dataclasses import field
+from typing import TYPE_CHECKING
 
 from opgen.api import cpp
 from opgen.api.cpp import CppSignatureGroup
 from opgen.api.dispatcher import DispatcherSignature
 from opgen.api.native import NativeSignature
-from opgen.api.python import PythonSignature, signature
 from opgen.api.types import ArgumentStyle, BindingMemo, R, Result
 from opgen.cached import cached
 from opgen.frozen import frozen
 from opgen.spec.backend import BackendMetadata
 from opgen.spec.keys import Variant
 from opgen.spec.native import NativeFunction
+
+if TYPE_CHECKING:  # the Python convention is imported by the targets that use it
+    from opgen.api.python import PythonSignature
 
 
 class SignatureSet:
@@ -113,8 +116,12 @@ class FunctionSignatures:
 
     @cached
     def _python_function(self) -> PythonSignature:
+        from opgen.api.python import signature
+
         return signature(self.f, method=False, memo=self.memo)
 
     @cached
     def _python_method(self) -> PythonSignature:
+        from opgen.api.python import signature
+
         return signature(self.f, method=True, memo=self.memo)

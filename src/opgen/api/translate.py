@@ -89,6 +89,23 @@ class UnsatError(RuntimeError):
     """No expression of the goal's type can be built from the bindings."""
 
 
+def call_arguments(bindings: Sequence[Binding], goals: Sequence[Binding]) -> str:
+    """The arguments of a call, as `translate` writes them, found directly when it can be.
+
+    `translate` first looks each goal up among the bindings, by name and type, and
+    parameter names are unique, so when every goal is a parameter as it is, each
+    argument is just the parameter's name; only the other calls need the search.
+    """
+    by_name = {b.nctype.name: b for b in bindings}
+    direct = []
+    for g in goals:
+        b = by_name.get(g.nctype.name)
+        if b is None or not (b.nctype is g.nctype or b.nctype == g.nctype):
+            return ", ".join(e.expr for e in translate(bindings, goals))
+        direct.append(b.name)
+    return ", ".join(direct)
+
+
 def translate(
     bindings: Sequence[Expr | Binding],
     goals: Sequence[NamedCType | Binding],

@@ -29,8 +29,7 @@ entry, a namespace that is not C++ names.
 
 from __future__ import annotations
 
-import difflib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from opgen.diagnostics import Diagnostic, Location, SpecError
 from opgen.frozen import frozen
@@ -119,7 +118,30 @@ class ExternalBackend:
 
 def load_external_backend(path: str, spec: Spec) -> ExternalBackend:
     """Read and check `path` against `spec`; raises SpecError with every problem found."""
-    return _Reader(load_yaml(path), spec).read()
+    return read_external_backend(load_yaml(path), spec)
+
+
+def read_external_backend(doc: YamlDocument, spec: Spec) -> ExternalBackend:
+    """Check a backend YAML already read against `spec`."""
+    return _Reader(doc, spec).read()
+
+
+def listed_operators(doc: YamlDocument) -> tuple[str | None, frozenset[str]]:
+    """What a backend YAML names, before any check: its `backend:` and every operator listed.
+
+    Enough to decide which part of a spec to read (`opgen.spec.partial`); the
+    checks come when the file is read against that spec.
+    """
+    root = doc.root
+    if not isinstance(root, YamlMap):
+        return None, frozenset()
+    backend = root.get("backend")
+    names: set[str] = set()
+    for key in _OPERATOR_LISTS:
+        items = root.get(key)
+        if isinstance(items, list):
+            names.update(item for item in items if isinstance(item, str))
+    return (backend if isinstance(backend, str) else None), frozenset(names)
 
 
 class _Reader:
@@ -206,7 +228,7 @@ class _Reader:
                     at,
                 )
             elif key not in KNOWN_KEYS:
-                close = difflib.get_close_matches(str(key), KNOWN_KEYS, n=1)
+                close = _close_matches(str(key), KNOWN_KEYS)
                 hint = f"did you mean '{close[0]}'? " if close else ""
                 self._error(
                     f"unknown key '{key}'; {hint}a backend YAML has: {', '.join(KNOWN_KEYS)}", at
@@ -302,7 +324,7 @@ class _Reader:
             return None
         if name not in self.functions:
             known = [str(n) for n in self.functions]
-            close = difflib.get_close_matches(text, known, n=1)
+            close = _close_matches(text, known)
             hint = f"; did you mean '{close[0]}'?" if close else ""
             self._error(f"'{text}' is not an operator of the spec{hint}", at)
             return None
@@ -329,7 +351,7 @@ class _Reader:
             return None
         for key in item:
             if key not in _NON_NATIVE_KEYS:
-                close = difflib.get_close_matches(str(key), _NON_NATIVE_KEYS, n=1)
+                close = _close_matches(str(key), _NON_NATIVE_KEYS)
                 hint = f"did you mean '{close[0]}'? " if close else ""
                 self._error(
                     f"unknown key '{key}' in a 'non_native' entry; {hint}it has func, "
@@ -422,7 +444,7 @@ class _Reader:
                     root.key_location(list_key),
                 )
                 return None
-            close = difflib.get_close_matches(backend, [k.name for k in DispatchKey], n=1)
+            close = _close_matches(backend, [k.name for k in DispatchKey])
             hint = f"; did you mean '{close[0]}'?" if close else ""
             wrong = Diagnostic(
                 at, f"'backend:' must name a dispatch key, and '{backend}' is not one{hint}"
@@ -541,3 +563,10 @@ def _kind(value: object) -> str:
     if isinstance(value, str):
         return "a string"
     return "empty" if value is None else "a YAML value of another kind"
+
+
+def _close_matches(word: str, choices: Iterable[str]) -> list[str]:
+    """The nearest choice, if one is near: for "did you mean" hints, which only errors need."""
+    import difflib
+
+    return difflib.get_close_matches(word, list(choices), n=1)

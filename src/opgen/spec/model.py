@@ -28,8 +28,9 @@ from opgen.spec.groups import (
     group_views,
 )
 from opgen.spec.keys import DispatchKey
-from opgen.spec.load import YamlDocument, YamlList, YamlMap, load_yaml
+from opgen.spec.load import YamlDocument, YamlList, YamlMap, load_yaml, parse_yaml, read_text
 from opgen.spec.native import NativeFunction
+from opgen.spec.partial import only_families
 from opgen.spec.schema import BaseOperatorName, OperatorName
 from opgen.spec.tags import read_tags
 
@@ -84,6 +85,8 @@ _NO_KERNELS: Mapping[DispatchKey, BackendMetadata] = MappingProxyType({})
 class LoadOptions:
     ignore_keys: Set[DispatchKey] = frozenset()  # dispatch entries to drop, e.g. MPS
     library: bool = False  # read the library dialect (opgen.spec.library)
+    # Read only the entries these operators need (`opgen.spec.partial`); None: all.
+    only_operators: frozenset[str] | None = None
 
 
 def load_spec(native_path: str, tags_path: str | None, options: LoadOptions | None = None) -> Spec:
@@ -94,7 +97,12 @@ def load_spec(native_path: str, tags_path: str | None, options: LoadOptions | No
     if tags_path is not None:
         tags_doc = _load(tags_path, sources)
         tags = read_tags(tags_doc)
-    doc = _load(native_path, sources)
+    if options.only_operators is None:
+        doc = _load(native_path, sources)
+    else:
+        text = only_families(read_text(native_path), options.only_operators)
+        doc = parse_yaml(native_path, text)
+        sources[native_path] = text
     return _build(doc, tags, options, sources)
 
 

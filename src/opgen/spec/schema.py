@@ -132,6 +132,14 @@ class OperatorName:
         # Names key the kernel indices; the text's hash is computed once per string.
         return hash(self._text)
 
+    def __eq__(self, other: object) -> bool:
+        # Equal names have equal texts (and the text is cached): one comparison, not a
+        # field-by-field one through BaseOperatorName.
+        if other.__class__ is not OperatorName:
+            return NotImplemented
+        assert isinstance(other, OperatorName)
+        return self._text == other._text
+
     @cached
     def _text(self) -> str:
         return f"{self.name}.{self.overload_name}" if self.overload_name else str(self.name)

@@ -41,6 +41,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from collections.abc import Callable
+from itertools import accumulate
 
 from opgen.cached import cached
 from opgen.diagnostics import Location
@@ -494,7 +495,7 @@ class _TextPositions:
 
     @cached
     def _line_starts(self) -> list[int]:
-        return [0, *(m.end() for m in re.finditer("\n", self._text))]
+        return list(accumulate((len(line) + 1 for line in self._text.split("\n")), initial=0))
 
     def _location(self, offset: int, length: int) -> Location:
         starts = self._line_starts

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from opgen.api.translate import translate
+from opgen.api.translate import call_arguments
 from opgen.api.types import Parameters
 from opgen.output import OutputSet
 from opgen.spec.backend import BackendIndex
@@ -120,7 +120,7 @@ class KernelTexts:
         found = self._translated.get(cache_key)
         if found is None:
             self._keep.extend((source, goal))  # keeps the ids in the key valid
-            found = self._translated[cache_key] = _call_arguments(source, goal)
+            found = self._translated[cache_key] = call_arguments(source.bindings, goal.bindings)
         return found
 
     def wrapper(self, index: BackendIndex, p: Planned) -> tuple[str, Parameters]:
@@ -191,22 +191,6 @@ class KernelTexts:
                 for sig in group.signatures(symint=True)
             ]
         return found
-
-
-def _call_arguments(source: Parameters, goal: Parameters) -> str:
-    """What `translate` gives, without it when every goal is a parameter as it is.
-
-    `translate` first looks each goal up among the parameters, by name and type,
-    and parameter names are unique, so such a goal is just the parameter's name.
-    """
-    by_name = {b.nctype.name: b for b in source.bindings}
-    direct = []
-    for g in goal.bindings:
-        b = by_name.get(g.nctype.name)
-        if b is None or not (b.nctype is g.nctype or b.nctype == g.nctype):
-            return ", ".join(e.expr for e in translate(source.bindings, goal.bindings))
-        direct.append(b.name)
-    return ", ".join(direct)
 
 
 def _registration(p: Planned, name: str) -> str:

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 from pathlib import Path
 from typing import TextIO
 
 from opgen.diagnostics import SpecError
 from opgen.output import OutputSet, TemplateDir, write_files
-from opgen.spec.external_backend import ExternalBackend, load_external_backend
-from opgen.spec.model import Spec, load_spec
+from opgen.spec.external_backend import ExternalBackend, listed_operators, read_external_backend
+from opgen.spec.load import load_yaml, read_text
+from opgen.spec.model import LoadOptions, Spec, load_spec
 from opgen.template import Template
 
 GENERATOR = "torchgen/gen_backend_stubs.py"
@@ -73,16 +75,50 @@ def aten_dir(source_path: str | None) -> Path:
     if found is None:
         raise SpecError(
             "no ATen directory to read the spec and templates from: pass --source-path DIR "
-            "(torchgen, whose packaged ATen is the default, is not installed)"
+            "(the default, torchgen's packaged ATen or a PyTorch checkout's aten/src/ATen, "
+            "was not found: torchgen is not installed)"
         )
     return found
 
 
 def load_inputs(args: argparse.Namespace) -> tuple[Path, Spec, ExternalBackend]:
+    """The ATen directory, the spec and the backend YAML read against it.
+
+    Only the spec entries the YAML's operators need are read (`opgen.spec.partial`),
+    unless the YAML has errors or its key may already be the spec's: the whole spec
+    then gives the exact diagnostics.
+    """
     aten = aten_dir(args.source_path)
-    native = aten / "native"
-    spec = load_spec(str(native / "native_functions.yaml"), str(native / "tags.yaml"))
-    return aten, spec, load_external_backend(args.source_yaml, spec)
+    native, tags = (
+        str(aten / "native" / "native_functions.yaml"),
+        str(aten / "native" / "tags.yaml"),
+    )
+    doc = load_yaml(args.source_yaml)
+    backend_name, names = listed_operators(doc)
+    if backend_name is not None and not _may_have_kernels(read_text(native), backend_name):
+        try:
+            spec = load_spec(native, tags, LoadOptions(only_operators=names))
+            return aten, spec, read_external_backend(doc, spec)
+        except SpecError:
+            pass
+    spec = load_spec(native, tags)
+    return aten, spec, read_external_backend(doc, spec)
+
+
+def _may_have_kernels(native_text: str, backend: str) -> bool:
+    """Whether the spec may give kernels for the backend's keys: whether a line names them
+    as a dispatch key (`    CPU, XLA: kernel`)."""
+    keys = "|".join(re.escape(k) for k in (backend, f"Autograd{backend}"))
+    dispatch_line = re.compile(rf"\s+(?:[\w ]+,\s*)*(?:{keys})\s*[,:]")
+    found = native_text.find(backend)
+    while found >= 0:  # only the lines that name the key at all
+        start = native_text.rfind("\n", 0, found) + 1
+        end = native_text.find("\n", found)
+        line = native_text[start : end if end >= 0 else len(native_text)]
+        if dispatch_line.match(line):
+            return True
+        found = native_text.find(backend, found + len(backend))
+    return False
 
 
 def output_set(output_dir: str, aten: Path, generator: str) -> OutputSet:

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Sequence
 from opgen.api import cpp
 from opgen.api.dispatcher import DispatcherSignature
 from opgen.api.signatures import SignatureSet
-from opgen.api.translate import translate
+from opgen.api.translate import call_arguments
 from opgen.frozen import frozen
 from opgen.output import OutputSet
 from opgen.spec.backend import BackendIndex, BackendMetadata
@@ -249,7 +249,7 @@ class _Wrappers:
         sig = self.signature(f)
         name = sig.name()
         kernel = kernel_signature(self.run, f, m)
-        args = ", ".join(e.expr for e in translate(sig.bindings, kernel.bindings))
+        args = call_arguments(sig.bindings, kernel.bindings)
         check = "  // No device check\n"
         guard = "// DeviceGuard omitted"
         if self.index.device_guard:
@@ -296,7 +296,7 @@ class _Wrappers:
                     f"        {copy}({result}[i], {out.name}[i]);\n    }}"
                 )
         functional = self.signature(g.functional)
-        args = ", ".join(e.expr for e in translate(sig.bindings, functional.bindings))
+        args = call_arguments(sig.bindings, functional.bindings)
         return (
             f"{sig.defn(name=name)} {{\n"
             f"  auto {result} = {functional.name()}({args});\n"
