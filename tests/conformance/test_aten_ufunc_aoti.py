@@ -24,6 +24,7 @@ from pathlib import Path
 
 import pytest
 
+from opgen import installed_torchgen
 from opgen.cli import main
 from opgen.diagnostics import SpecError
 from opgen.targets.aten.aoti import emit_aoti_c_shim
@@ -155,10 +156,41 @@ def _layout_without_table(aten_dir: Path, tmp_path: Path) -> Path:
     return packaged / "ATen"
 
 
-def test_missing_table_is_an_error(torchgen_aten_dir: Path, tmp_path: Path) -> None:
+def test_table_not_beside_the_source_path_is_the_installed_torchgens(
+    torchgen_aten_dir: Path, tmp_path: Path
+) -> None:
+    """An out-of-tree source tree has no table of its own: upstream reads its own."""
     aten = _layout_without_table(torchgen_aten_dir, tmp_path)
-    with pytest.raises(SpecError, match=r"fallback_ops\.py was not found"):
+    ours = opgen_files(CHECK, aten, tmp_path / "out", [emit_aoti_c_shim])
+    assert ours == opgen_files(CHECK, torchgen_aten_dir, tmp_path / "out", [emit_aoti_c_shim])
+
+
+def test_missing_table_names_every_way_to_give_it(
+    torchgen_aten_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(installed_torchgen, "package_dir", lambda: None)
+    aten = _layout_without_table(torchgen_aten_dir, tmp_path)
+    with pytest.raises(SpecError) as raised:
         opgen_files(CHECK, aten, tmp_path / "out", [emit_aoti_c_shim])
+    beside = tmp_path / "torchgen" / "aoti" / "fallback_ops.py"
+    assert str(raised.value) == (
+        "error: the AOTInductor fallback-op table (torchgen/aoti/fallback_ops.py) was not "
+        f"found: not beside --source-path (looked for {beside}), and torchgen is not "
+        "installed; name it with "
+        "--aoti-fallback-ops FILE"
+    )
+
+
+def test_table_given_by_flag(torchgen_aten_dir: Path, tmp_path: Path) -> None:
+    table = tmp_path / "my_fallback_ops.py"
+    table.write_text("inductor_fallback_ops = {'aten.nope.default': {'since': 'x'}}\n")
+    flags = (*CHECK, "--aoti-fallback-ops", str(table))
+    with pytest.raises(SpecError) as raised:
+        opgen_files(flags, torchgen_aten_dir, tmp_path / "out", [emit_aoti_c_shim])
+    assert str(raised.value).startswith(f"{table}:")
+    missing = (*CHECK, "--aoti-fallback-ops", str(tmp_path / "none.py"))
+    with pytest.raises(SpecError, match="given as --aoti-fallback-ops"):
+        opgen_files(missing, torchgen_aten_dir, tmp_path / "out", [emit_aoti_c_shim])
 
 
 def test_malformed_entry_is_located(torchgen_aten_dir: Path, tmp_path: Path) -> None:

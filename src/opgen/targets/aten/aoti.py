@@ -73,7 +73,7 @@ _CUDA_INCLUDES = {
 
 def emit_aoti_c_shim(run: AtenRun) -> None:
     """Part `Generate.sources`: each backend's shim `.cpp`; the headers checked or written."""
-    tables = load_fallback_tables(run.options.source_path)
+    tables = load_fallback_tables(run.options.source_path, run.options.aoti_fallback_ops)
     delegates = _delegate_groups(run.spec.groups)
     by_op_name = {fallback_op_name(f): f for f in run.spec.functions}
     abi: dict[int, list[_AbiVersion] | None] = {}  # by id of the table entry (kept alive)

@@ -13,10 +13,13 @@ version info:
     }
 
 The file is never imported: its two assignments are found with `ast` and their
-values read with `ast.literal_eval`, so the file runs no code. It is found from
-`--source-path`: `<torchgen>/packaged/ATen` (torch's wheel) has it at
+values read with `ast.literal_eval`, so the file runs no code. It is
+`--aoti-fallback-ops FILE` if given; else it is found from `--source-path`:
+`<torchgen>/packaged/ATen` (torch's wheel) has it at
 `<torchgen>/aoti/fallback_ops.py`, and a PyTorch checkout's `aten/src/ATen`
-at `<root>/torchgen/aoti/fallback_ops.py`.
+at `<root>/torchgen/aoti/fallback_ops.py`; else, for a source tree of its own
+(an out-of-tree backend's fork of the spec), it is the installed torchgen's,
+found without importing it, as upstream always reads its own.
 
 Version info is checked where it is used (for operators the spec has), as
 torchgen does; a bad entry is a `SpecError` at the entry's line.
@@ -25,6 +28,7 @@ torchgen does; a bad entry is a `SpecError` at the entry's line.
 from __future__ import annotations
 
 import ast
+import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
@@ -108,24 +112,36 @@ class FallbackTables:
 
 
 def table_candidates(source_path: str) -> list[Path]:
-    """Where the table may be, given `--source-path` (packaged layout first)."""
-    aten = Path(source_path)
-    return [
+    """Where the table may be beside `--source-path` (packaged layout first)."""
+    aten = Path(os.path.abspath(source_path))  # so that parents are directories, never "/"
+    candidates = (
         aten.parent.parent / "aoti" / "fallback_ops.py",
         aten.parent.parent.parent / "torchgen" / "aoti" / "fallback_ops.py",
-    ]
+    )
+    return list(dict.fromkeys(candidates))  # the same path, in the packaged layout
 
 
-def load_fallback_tables(source_path: str) -> FallbackTables:
+def load_fallback_tables(source_path: str, table: str | None = None) -> FallbackTables:
+    """The table `table` names; else the one beside `source_path`; else the installed
+    torchgen's (upstream always reads its own, as part of itself)."""
+    if table is not None:
+        if not Path(table).is_file():
+            raise SpecError("no such file (given as --aoti-fallback-ops)", Location(table, 1))
+        return read_fallback_tables(table)
     candidates = table_candidates(source_path)
     for path in candidates:
         if path.is_file():
             return read_fallback_tables(str(path))
-    tried = " or ".join(str(p) for p in candidates)
+    from opgen.installed_torchgen import package_dir
+
+    installed = package_dir()
+    if installed is not None and (installed / "aoti" / "fallback_ops.py").is_file():
+        return read_fallback_tables(str(installed / "aoti" / "fallback_ops.py"))
+    tried = " and ".join(str(p) for p in candidates)
     raise SpecError(
-        f"the AOTInductor fallback-op table torchgen/aoti/fallback_ops.py was not found "
-        f"(looked for {tried}); --source-path must be torchgen/packaged/ATen or a PyTorch "
-        "checkout's aten/src/ATen"
+        "the AOTInductor fallback-op table (torchgen/aoti/fallback_ops.py) was not found: "
+        f"not beside --source-path (looked for {tried}), and torchgen is not installed; "
+        "name it with --aoti-fallback-ops FILE"
     )
 
 

@@ -125,6 +125,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="generate C shims for an out-of-tree spec, extending the in-tree ones",
     )
+    add(  # opgen's own: torchgen always has the table, as part of itself
+        "--aoti-fallback-ops",
+        metavar="FILE",
+        help="the AOTInductor fallback-op table, torchgen/aoti/fallback_ops.py (default: "
+        "beside --source-path in torch's wheel or a PyTorch checkout, else the installed "
+        "torchgen's)",
+    )
     add_jobs_argument(parser, "the files")  # opgen's own: not a flag of torchgen.gen
 
 
@@ -153,6 +160,7 @@ def options_from(args: argparse.Namespace) -> AtenOptions:
         generate=frozenset(Generate(g) for g in args.generate),
         update_aoti_c_shim=args.update_aoti_c_shim,
         extend_aoti_c_shim=args.extend_aoti_c_shim,
+        aoti_fallback_ops=args.aoti_fallback_ops,
         jobs=default_jobs() if args.jobs is None else args.jobs,
     )
 

@@ -96,7 +96,9 @@ class AtenOptions:
     generate: frozenset[Generate] = frozenset(Generate)
     update_aoti_c_shim: bool = False
     extend_aoti_c_shim: bool = False
-    # Not a torchgen flag: how many processes render (the output is the same).
+    # Not torchgen flags: the AOTInductor fallback-op table (default: found beside
+    # --source-path, else the installed torchgen's), and how many processes render.
+    aoti_fallback_ops: str | None = None
     jobs: int = 1
 
     # -- inputs ----------------------------------------------------------------
