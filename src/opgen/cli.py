@@ -24,6 +24,7 @@ from opgen.targets.autograd import annotated_command
 from opgen.targets.autograd import command as autograd_command
 from opgen.targets.backend import command as backend_command
 from opgen.targets.lazy import command as lazy_command
+from opgen.targets.mlx import command as mlx_command
 from opgen.targets.pyi import command as pyi_command
 from opgen.targets.python import command as python_command
 from opgen.targets.torch_library import command as library_command
@@ -100,6 +101,12 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="BACKEND_YAML",
         help="also check an out-of-tree backend's YAML (as `opgen backend` and `opgen lazy` "
         "read it) against the spec",
+    )
+    check.add_argument(
+        "--mlx",
+        metavar="MLX_SPEC",
+        help="check an MLX extension spec (either dialect) and its derivatives.yaml, as "
+        "`opgen mlx` reads them",
     )
     check.set_defaults(run=run_check)
 
@@ -187,6 +194,16 @@ def build_parser() -> argparse.ArgumentParser:
     lazy_command.add_arguments(lazy)
     lazy.set_defaults(run=lazy_command.run_lazy)
 
+    mlx = commands.add_parser(
+        "mlx",
+        help="generate an MLX extension (nanobind bindings with gradients) from an MLX spec",
+        description="Generate an MLX extension module from an MLX operator spec: the C++ "
+        "operators (custom_vjp from gradient formulas, Primitive classes for kernels), "
+        "nanobind bindings, a type stub and a CMake function that builds them.",
+    )
+    mlx_command.add_arguments(mlx)
+    mlx.set_defaults(run=mlx_command.run_mlx)
+
     library = commands.add_parser(
         "torch-library",
         help="generate a PyTorch custom-op library (C++ and Python) from a library spec",
@@ -227,6 +244,8 @@ def run_torch_library(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
 
 
 def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if args.mlx is not None:
+        return _check_mlx(args, out, err)
     if args.library:
         return _check_library(args, out, err)
     spec = _load(args)
@@ -301,6 +320,16 @@ def _check_derivatives(spec: Spec, args: argparse.Namespace) -> str:
         f"{len(infos.infos)} operators with formulas ({nodes} backward nodes; dispatch keys "
         f"{keys}), used by {users} functions"
     )
+
+
+def _check_mlx(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Read an MLX spec with all its checks; its errors propagate to `main`."""
+    from opgen.spec.mlx.reader import load_mlx_library
+
+    library = load_mlx_library(args.mlx)
+    args.retain(library)
+    out.write(f"{args.mlx}: ok: {len(library.operators)} operators\n")
+    return 0
 
 
 def _check_library(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -1,0 +1,88 @@
+"""The model of an MLX extension spec, whichever dialect it was written in.
+
+An operator is a C++ function in the library's namespace, bound to Python
+under `python_name`. Its arguments and returns are a `FunctionSchema` of the
+spec model; the MLX meaning of each type is `opgen.api.nanobind`'s:
+
+- `Tensor`: `const mlx::core::array&` (Python `array`); `Tensor?`:
+  `const std::optional<mlx::core::array>&` (`array | None`); `Tensor[]`:
+  `const std::vector<mlx::core::array>&` (`list[array]`);
+- `int`, `float`, `bool`, `str`: `int`, `float`, `bool`, `const std::string&`;
+  `int?`, `float?`, `bool?`: `std::optional<...>` (`... | None`);
+- `int[]` (or `SymInt[]`): `const std::vector<int>&`, for shapes and axes alike
+  (Python `Sequence[int]`; MLX's own `Shape` is a small-vector type that
+  converts from it); `int[]?`: `const std::optional<std::vector<int>>&`;
+- `ScalarType`, `ScalarType?`: `mlx::core::Dtype`, `std::optional<mlx::core::Dtype>`.
+
+Any other type (`Scalar`, `Generator`, `Layout`, `Device`, `MemoryFormat`,
+`Dimname`, ...) has no MLX meaning and is a located error when the spec is
+read. Returns are `Tensor` (one `array`), `Tensor[]` (`std::vector<array>`)
+or several `Tensor`s (`std::tuple<array, ...>` in C++, a tuple in Python).
+Every operator also takes MLX's keyword-only `stream` argument
+(`mlx::core::StreamOrDevice s = {}`), which the schema does not list.
+
+How an operator is computed:
+- *composite* (no `dispatch:`): the library author writes the C++ function
+  `<name>_impl` with the operator's C++ signature, built from `mlx::core`
+  operations; opgen generates `<name>`, which calls it and, when the operator
+  has gradient formulas, attaches them with `mlx::core::custom_vjp` (an array
+  input without a formula then gets MLX's own gradient of `<name>_impl`);
+- *primitive* (`dispatch: {cpu: kernel, gpu: kernel}`): opgen generates an
+  `mlx::core::Primitive` subclass whose `eval_cpu`/`eval_gpu` call the named
+  kernels (`void kernel(const std::vector<array>& inputs,
+  std::vector<array>& outputs, <the non-array arguments>)`, a GPU kernel with
+  a trailing `const mlx::core::Stream& stream`; the inputs are the array
+  arguments in order, contiguous, one flat list), and whose `vjp` applies the
+  formulas (a gradient asked of an input without one is an error naming it);
+  the output shapes come from `shape:` (a C++ expression giving a `Shape`, or
+  one per output) or are those of the first array input, the dtype that of
+  the first array input. Without a `gpu:` kernel, `eval_gpu` raises an error
+  naming the operator.
+
+A gradient formula is a C++ expression over `mlx::core` operations giving the
+gradient of one array input. In scope: `grad` (alias `cotangent`; `grads[i]`
+for the i-th output of a multi-output operator), the arguments by name,
+`result` (alias `output`; `results[i]`), and `s` (the stream). A formula that
+names anything else is a located error when the spec is read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from opgen.diagnostics import Location
+from opgen.frozen import frozen
+from opgen.spec.schema import FunctionSchema
+
+
+@frozen
+class GradFormula:
+    """The gradient of one array input, as a C++ expression."""
+
+    input: str  # the argument's name
+    formula: str
+    location: Location  # the formula's text
+
+
+@frozen
+class MlxOperator:
+    name: str  # the C++ function, in the library's namespace
+    python_name: str  # the name in the Python module
+    func: FunctionSchema  # arguments and returns, in the spec language
+    doc: str  # the Python docstring ("" if none)
+    grads: tuple[GradFormula, ...]  # in argument order; empty: not differentiable
+    dispatch: Mapping[str, str]  # "cpu"/"gpu" to kernel names; empty: composite
+    shape: str | None  # the output shapes of a primitive, as a C++ expression
+    location: Location  # the entry
+
+    @property
+    def is_primitive(self) -> bool:
+        return bool(self.dispatch)
+
+
+@frozen
+class MlxLibrary:
+    namespace: str  # the C++ namespace of the operators (`mlxlib`)
+    module: str  # the Python extension module's name (default: the namespace)
+    operators: tuple[MlxOperator, ...]
+    path: str  # the spec file

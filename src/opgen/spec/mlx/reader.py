@@ -1,0 +1,323 @@
+"""Reading an MLX extension spec, in either dialect, into an `MlxLibrary`.
+
+A spec file is a list of operator entries, all in one dialect: entries with
+`func:` are opgen's spec language (`spec_entry`), entries with `name:` the
+MLX dialect (`mlx_entry`); mixing them in one file is an error. The file may
+open with an entry of library settings, in either dialect:
+
+    - namespace: mlxlib      # the C++ namespace of the operators
+      module: _mlxlib        # the Python extension module (default: the namespace)
+
+In opgen's spec language the namespace is also written before every schema
+(`mlxlib::rms_norm(...)`), and all must agree with each other and with a
+`namespace:` entry. The MLX dialect takes it from the `namespace:` entry, else
+from the caller (`load_mlx_library(namespace=...)`); a namespace the caller
+gives must agree with the file's. The module name the caller gives wins over
+the file's (it is a choice of the build, not of the operators).
+
+Gradient formulas come from `grad:` mappings or from `derivatives.yaml` beside
+the spec (`derivatives`). Every error is a located `SpecError`; the reader
+reports every bad entry of a file at once (at most 20 diagnostics), then the
+checks across entries, then the formulas, whose names are checked against
+`mlx::core`'s (`mlx_ops`, or the installed headers: `mlx_headers.mlx_names`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from collections.abc import Sequence
+
+from opgen.diagnostics import Diagnostic, Location, SpecError
+from opgen.spec.load import YamlDocument, YamlList, YamlMap, load_yaml
+from opgen.spec.mlx.derivatives import derivatives_beside, load_mlx_derivatives, match_derivatives
+from opgen.spec.mlx.mlx_entry import MLX_KEYS, read_mlx_entry
+from opgen.spec.mlx.mlx_headers import mlx_names
+from opgen.spec.mlx.model import MlxLibrary
+from opgen.spec.mlx.operators import (
+    SHARED_KEYS,
+    ReadOperator,
+    build_operator,
+    formula_problems,
+    grad_problems,
+    name_problem,
+    operator_problems,
+    python_name_problem,
+    read_shared_keys,
+)
+from opgen.spec.mlx.spec_entry import FUNC, read_spec_entry
+
+LIBRARY_KEYS = ("namespace", "module")
+_DIALECT_KEYS = {FUNC: (FUNC,), "name": MLX_KEYS}
+_DIALECT_NAMES = {FUNC: "opgen's spec language", "name": "the MLX dialect"}
+# Namespaces the generated code uses, and whose they are.
+_RESERVED_NAMESPACES = {"std": "C++", "mlx": "MLX", "nb": "nanobind", "nanobind": "nanobind"}
+_MAX_ERRORS = 20
+
+
+def load_mlx_library(
+    path: str,
+    *,
+    namespace: str | None = None,
+    module: str | None = None,
+    mlx_ops: frozenset[str] | None = None,
+) -> MlxLibrary:
+    """Read and check the MLX spec at `path`; raises SpecError with every diagnostic.
+
+    `mlx_ops`: the names `mlx::core` declares, for checking formulas (default:
+    read from MLX's installed headers, when a formula needs them).
+    """
+    return _Reader(load_yaml(path), namespace, module, mlx_ops).read()
+
+
+@dataclasses.dataclass
+class _Reader:
+    doc: YamlDocument
+    namespace: str | None
+    module: str | None
+    mlx_ops: frozenset[str] | None
+    errors: list[Diagnostic] = dataclasses.field(default_factory=list)
+
+    def read(self) -> MlxLibrary:
+        entries = self._entries()
+        settings = entries.pop(0) if entries and _is_settings(entries[0]) else None
+        if settings is not None:
+            self._check_settings(settings)
+        lines = self.doc.text.split("\n")
+        dialect = self._dialect(entries)
+        ops: list[ReadOperator] = []
+        namespaces: list[tuple[str, Location]] = []
+        for entry in entries:
+            try:
+                self._check_keys(entry, dialect)
+                keys = read_shared_keys(entry, lines)
+                if dialect == FUNC:
+                    namespace, at, op = read_spec_entry(entry, keys, lines)
+                    namespaces.append((namespace, at))
+                else:
+                    op = read_mlx_entry(entry, keys, lines)
+                ops.append(op)
+            except SpecError as e:
+                self.errors.extend(e.diagnostics)
+        self._raise()
+        namespace = self._namespace(settings, namespaces)
+        module = self._module(settings, namespace)
+        self._raise()
+        self._check_unique(ops)
+        for op in ops:
+            self.errors.extend(operator_problems(op))
+        self._raise()
+        ops = self._with_derivatives(ops, namespace)
+        self._check_formulas(ops, namespace)
+        self._raise()
+        operators = tuple(build_operator(op) for op in ops)
+        return MlxLibrary(namespace, module, operators, self.doc.path)
+
+    def _raise(self) -> None:
+        if self.errors:
+            raise SpecError.of(self.errors[:_MAX_ERRORS])
+
+    def _entries(self) -> list[YamlMap]:
+        root = self.doc.root
+        if root is None:
+            raise SpecError(
+                "the file is empty; an MLX spec is a list of operator entries", self.doc.location
+            )
+        if not isinstance(root, YamlList):
+            raise SpecError(
+                "an MLX spec is a list of operator entries ('- func: ...' or '- name: ...')",
+                self.doc.location,
+            )
+        for i, entry in enumerate(root):
+            if not isinstance(entry, YamlMap):
+                self.errors.append(
+                    Diagnostic(root.item_locations[i], "an operator entry must be a mapping")
+                )
+            elif i > 0 and _is_settings(entry):
+                self.errors.append(
+                    Diagnostic(
+                        entry.location,
+                        "library settings ('namespace:', 'module:') go in the first entry",
+                    )
+                )
+        self._raise()
+        return [entry for entry in root if isinstance(entry, YamlMap)]
+
+    def _check_settings(self, settings: YamlMap) -> None:
+        for key in settings:
+            if key not in LIBRARY_KEYS:
+                self.errors.append(
+                    Diagnostic(
+                        settings.key_location(key),
+                        f"unknown key '{key}' in the library settings, which has "
+                        f"{' and '.join(LIBRARY_KEYS)}; operators are entries of their own",
+                    )
+                )
+
+    def _dialect(self, entries: Sequence[YamlMap]) -> str:
+        """`func` or `name`: the key that starts the file's first operator entry."""
+        first: tuple[str, YamlMap] | None = None
+        for entry in entries:
+            keys = [k for k in _DIALECT_KEYS if k in entry]
+            if len(keys) == 2:
+                self.errors.append(
+                    Diagnostic(
+                        entry.key_location("name"),
+                        "an entry has 'func:' (opgen's spec language) or 'name:' (the MLX "
+                        "dialect), not both",
+                    )
+                )
+            elif not keys:
+                self.errors.append(
+                    Diagnostic(
+                        entry.location,
+                        "an operator entry needs 'func:' (opgen's spec language) or 'name:' "
+                        "(the MLX dialect)",
+                    )
+                )
+            elif first is None:
+                first = keys[0], entry
+            elif keys[0] != first[0]:
+                self.errors.append(
+                    Diagnostic(
+                        entry.key_location(keys[0]),
+                        f"this file is in {_DIALECT_NAMES[first[0]]} (its first operator, on "
+                        f"line {first[1].line}, has '{first[0]}:'), and this entry has "
+                        f"'{keys[0]}:', of {_DIALECT_NAMES[keys[0]]}; write a file in one "
+                        "dialect",
+                    )
+                )
+        self._raise()
+        return FUNC if first is None else first[0]
+
+    def _check_keys(self, entry: YamlMap, dialect: str) -> None:
+        allowed = (*_DIALECT_KEYS[dialect], *SHARED_KEYS)
+        other = "name" if dialect == FUNC else FUNC
+        errors = []
+        for key in entry:
+            if key in allowed:
+                continue
+            if key in _DIALECT_KEYS[other]:
+                message = (
+                    f"'{key}:' belongs to {_DIALECT_NAMES[other]} (entries with '{other}:'), "
+                    f"not to entries with '{dialect}:'"
+                )
+            elif key in LIBRARY_KEYS:
+                message = (
+                    f"'{key}:' is a library setting: it goes in an entry of its own, first in "
+                    f"the file ('- {key}: ...')"
+                )
+            else:
+                close = difflib.get_close_matches(str(key), allowed, n=1)
+                hint = f"did you mean '{close[0]}'? " if close else ""
+                message = f"unknown key '{key}'; {hint}an entry has: {', '.join(allowed)}"
+            errors.append(Diagnostic(entry.key_location(key), message))
+        if errors:
+            raise SpecError.of(errors)
+
+    def _namespace(self, settings: YamlMap | None, written: Sequence[tuple[str, Location]]) -> str:
+        given: list[tuple[str, Location]] = list(written)
+        if settings is not None and "namespace" in settings:
+            value = settings["namespace"]
+            at = settings.value_location("namespace")
+            if not isinstance(value, str):
+                self.errors.append(Diagnostic(at, "'namespace:' must be a C++ namespace name"))
+                return ""
+            given.insert(0, (value, at))
+        if not given:
+            if self.namespace is not None:
+                return self._checked_namespace(self.namespace, self.doc.location)
+            self.errors.append(
+                Diagnostic(
+                    self.doc.location,
+                    "the spec does not say its C++ namespace: start it with an entry "
+                    "'- namespace: mylib'",
+                )
+            )
+            return ""
+        first, first_at = given[0]
+        for namespace, at in given[1:]:
+            if namespace != first:
+                self.errors.append(
+                    Diagnostic(
+                        at,
+                        f"namespace '{namespace}' differs from '{first}' (line {first_at.line}): "
+                        "a library has one",
+                    )
+                )
+        if self.namespace is not None and self.namespace != first:
+            self.errors.append(
+                Diagnostic(first_at, f"the spec's namespace is '{first}', not '{self.namespace}'")
+            )
+        return self._checked_namespace(first, first_at)
+
+    def _checked_namespace(self, namespace: str, at: Location) -> str:
+        problem = name_problem(namespace)
+        if problem is None and namespace in _RESERVED_NAMESPACES:
+            problem = f"'{namespace}' is {_RESERVED_NAMESPACES[namespace]}'s namespace"
+        if problem is not None:
+            self.errors.append(Diagnostic(at, f"{problem}: choose another namespace"))
+        return namespace
+
+    def _module(self, settings: YamlMap | None, namespace: str) -> str:
+        module: object
+        if self.module is not None:
+            module, at = self.module, self.doc.location
+        elif settings is not None and "module" in settings:
+            module, at = settings["module"], settings.value_location("module")
+        else:
+            return namespace
+        problem = python_name_problem(module)
+        if problem is not None:
+            self.errors.append(Diagnostic(at, f"{problem}: the module needs a Python name"))
+        return str(module)
+
+    def _check_unique(self, ops: Sequence[ReadOperator]) -> None:
+        names: dict[str, ReadOperator] = {}
+        python_names: dict[str, ReadOperator] = {}
+        for op in ops:
+            first = names.setdefault(op.name, op)
+            if first is not op:
+                self.errors.append(
+                    Diagnostic(
+                        op.name_location,
+                        f"a second operator '{op.name}' (the first is on line "
+                        f"{first.location.line}); MLX operators have no overloads",
+                    )
+                )
+                continue
+            first = python_names.setdefault(op.python_name, op)
+            if first is not op:
+                self.errors.append(
+                    Diagnostic(
+                        op.python_name_location,
+                        f"'{op.name}' and '{first.name}' (line {first.location.line}) are both "
+                        f"bound to Python as '{op.python_name}'",
+                    )
+                )
+
+    def _with_derivatives(self, ops: list[ReadOperator], namespace: str) -> list[ReadOperator]:
+        path = derivatives_beside(self.doc.path)
+        if path is None:
+            return ops
+        entries = load_mlx_derivatives(path)
+        schemas = {op.name: op.func for op in ops}
+        inline = {op.name: op.keys.grad_location for op in ops if op.keys.grad_location is not None}
+        found = match_derivatives(entries, namespace, schemas, inline)
+        ops = [dataclasses.replace(op, grads=found.get(op.name, op.grads)) for op in ops]
+        for op in ops:
+            if op.name in found:
+                self.errors.extend(grad_problems(op))
+        return ops
+
+    def _check_formulas(self, ops: Sequence[ReadOperator], namespace: str) -> None:
+        if not any(op.grads or op.keys.shape is not None for op in ops):
+            return
+        mlx = self.mlx_ops if self.mlx_ops is not None else mlx_names()
+        operators = frozenset(op.name for op in ops)
+        for op in ops:
+            self.errors.extend(formula_problems(op, mlx, namespace, operators))
+
+
+def _is_settings(entry: YamlMap) -> bool:
+    return any(k in entry for k in LIBRARY_KEYS) and not any(k in entry for k in _DIALECT_KEYS)

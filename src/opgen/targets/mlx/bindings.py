@@ -1,0 +1,53 @@
+"""`<module>_bindings.cpp`: one `NB_MODULE`, an `m.def` per operator.
+
+Each operator is bound directly (`&ns::op`, arrays by const reference, no
+wrapper lambda), with its arguments named, the spec's defaults,
+`nb::kw_only()`, `.none()` on optional arrays, the keyword-only `stream` and
+the docstring; nanobind puts the Python signature above the docstring and
+in the `TypeError` of a bad call. The module imports `mlx.core` before its
+first `m.def`: MLX's types (array, Dtype, Stream, Device) are bound there, in
+the `mlx` nanobind domain this module shares, and defaults such as a dtype are
+converted to Python when `m.def` runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from opgen.targets.mlx.cpp import string_literal
+from opgen.targets.mlx.library import BoundOperator
+
+INCLUDES = (
+    "<nanobind/nanobind.h>",
+    "<nanobind/stl/optional.h>",
+    "<nanobind/stl/string.h>",
+    "<nanobind/stl/tuple.h>",
+    "<nanobind/stl/variant.h>",
+    "<nanobind/stl/vector.h>",
+)
+
+
+def bindings(
+    ops: Iterable[BoundOperator], namespace: str, module: str, header_name: str, comment: str
+) -> str:
+    short = module.rpartition(".")[2]
+    lines = [f"// {comment}"]
+    lines += [f"#include {i}" for i in INCLUDES]
+    lines += ["", f'#include "{header_name}"', "", "namespace nb = nanobind;", ""]
+    lines += [f"NB_MODULE({short}, m) {{"]
+    lines += ['  nb::module_::import_("mlx.core");']
+    lines += [f"  m.doc() = {string_literal(f'MLX operators of {namespace}, bound by opgen.')};"]
+    for op in ops:
+        lines += ["", *definition(op, namespace)]
+    lines += ["}", ""]
+    return "\n".join(lines)
+
+
+def definition(op: BoundOperator, namespace: str) -> list[str]:
+    """The `m.def(...)` statement of one operator, one argument per line."""
+    items = [string_literal(op.operator.python_name), f"&{namespace}::{op.name}"]
+    items += op.signature.bindings()
+    if op.operator.doc:
+        items.append(string_literal(op.operator.doc))
+    inner = ",\n      ".join(items)
+    return [f"  m.def(\n      {inner});"]
