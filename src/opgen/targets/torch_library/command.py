@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, TextIO
 
 from opgen.diagnostics import Diagnostic
+from opgen.extension_output import add_listing_arguments, list_or_write
 
 if TYPE_CHECKING:
     from opgen.targets.torch_library.library import Library, LibraryPaths
@@ -48,20 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "-o", "--output-dir", required=True, metavar="DIR", help="where to write the files"
     )
-    listing = parser.add_mutually_exclusive_group()
-    listing.add_argument(
-        "--dry-run", action="store_true", help="generate and check everything, write nothing"
-    )
-    listing.add_argument(
-        "--list-files",
-        action="store_true",
-        help="print the paths of the files it would generate, one per line; write nothing",
-    )
-    listing.add_argument(
-        "--list-sources",
-        action="store_true",
-        help="print the paths of the C++ sources to compile, one per line; write nothing",
-    )
+    add_listing_arguments(parser)
 
 
 def beside(spec: str, given: str | None, name: str) -> str | None:
@@ -99,19 +87,14 @@ def load(args: argparse.Namespace) -> Library:
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO, report: Report) -> int:
-    from opgen.output import write_files
     from opgen.targets.torch_library.generate import cpp_sources, generate
 
     library = load(args)
     report(library.warnings, err)
     outputs = generate(library, args.output_dir, args.native_yaml)
-    if args.list_sources:
-        out.writelines(os.path.join(args.output_dir, s) + "\n" for s in cpp_sources(library))
+    written = list_or_write(args, outputs, cpp_sources(library), out)
+    if written is None:
         return 0
-    if args.list_files:
-        out.writelines(os.path.join(args.output_dir, p) + "\n" for p in outputs.paths())
-        return 0
-    written = write_files([outputs], dry_run=args.dry_run)
     action = "would write" if args.dry_run else "wrote"
     out.write(
         f"{summary(library)}: {len(written.files)} files in {args.output_dir}, "
