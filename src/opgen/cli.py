@@ -28,6 +28,8 @@ from opgen.targets.mlx import command as mlx_command
 from opgen.targets.pyi import command as pyi_command
 from opgen.targets.python import command as python_command
 from opgen.targets.torch_library import command as library_command
+from opgen.tooling.coverage import command as coverage_command
+from opgen.tooling.diff import command as diff_command
 
 
 @frozen
@@ -203,6 +205,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     mlx_command.add_arguments(mlx)
     mlx.set_defaults(run=mlx_command.run_mlx)
+
+    diff = commands.add_parser(
+        "diff",
+        help="compatibility breaks between two specs, by PyTorch's rules",
+        description="Compare two specs operator by operator: every change, located in both "
+        "files, as backward-incompatible, forward-incompatible (as PyTorch's schema checks "
+        "decide) or informational. Exit status 1 when a break is not allowed.",
+    )
+    diff_command.add_arguments(diff)
+    diff.set_defaults(run=diff_command.run_diff)
+
+    coverage = commands.add_parser(
+        "coverage",
+        help="how much of another spec's operators a spec or backend implements",
+        description="How much of OTHER's operators SPEC implements, grouped by tag and by "
+        "tier, with the missing operators. SPEC and OTHER are each a spec "
+        "(native_functions.yaml), a backend YAML or a text file of operator names.",
+    )
+    coverage_command.add_arguments(coverage)
+    coverage.set_defaults(run=coverage_command.run_coverage)
 
     library = commands.add_parser(
         "torch-library",

@@ -69,7 +69,12 @@ class Argument:
         return _shared(Argument(self.name, self.type, self.default, None), _parse_argument)
 
 
-def _parse_argument(text: str) -> Argument:
+def _parse_legacy_argument(text: str) -> Argument:
+    return _parse_argument(text, legacy=True)
+
+
+def _parse_argument(text: str, legacy: bool = False) -> Argument:
+    """`legacy`: also read the types PyTorch has removed (`types.REMOVED_BASE_TYPES`)."""
     if "=" in text:
         if text.count("=") != 1:
             second = text.index("=", text.index("=") + 1)
@@ -86,7 +91,7 @@ def _parse_argument(text: str) -> Argument:
         )
     if not IDENTIFIER.match(name):
         raise SchemaError(f"invalid argument name '{name}'", len(type_text) + 1, max(len(name), 1))
-    type, annotation = parse_annotated_type(type_text, 0)
+    type, annotation = parse_annotated_type(type_text, 0, legacy)
     return Argument(name, type, default, annotation)
 
 
@@ -133,7 +138,12 @@ def _shared(value: P, parse: Callable[[str], P]) -> P:
     return parsed if parsed == value else value
 
 
-def _parse_return(text: str) -> Return:
+def parse_legacy_return(text: str) -> Return:
+    """A return that may use a removed type (`types.REMOVED_BASE_TYPES`); for `memoized_parse`."""
+    return _parse_return(text, legacy=True)
+
+
+def _parse_return(text: str, legacy: bool = False) -> Return:
     arrow = text.find(" -> ")
     if arrow >= 0 and text.startswith("Tensor("):
         close = text.find(")", arrow)
@@ -153,7 +163,7 @@ def _parse_return(text: str) -> Return:
                 f"invalid return name '{name}'", len(type_text) + 1, max(len(name), 1)
             )
         name_or_none = name
-    type, annotation = parse_annotated_type(type_text, 0)
+    type, annotation = parse_annotated_type(type_text, 0, legacy)
     return Return(name_or_none, type, annotation)
 
 
@@ -190,13 +200,21 @@ def _is_tensor_option(arg: Argument, name: str, type: Type) -> bool:
     return arg.name == name and (arg.type == type or arg.type == OptionalType(type))
 
 
-def parse_arguments(text: str, offset: int = 0) -> tuple[Arguments, bool]:
+def parse_arguments(text: str, offset: int = 0, legacy: bool = False) -> tuple[Arguments, bool]:
     """The arguments, and whether each is written as it prints (so the whole list is:
-    '*' and the order of the arguments always print as written)."""
+    '*' and the order of the arguments always print as written). `legacy` also reads
+    the types PyTorch has removed, for comparing older specs."""
+    if legacy:
+        return memoized_parse(_parse_legacy_argument_list, text, offset)
     return memoized_parse(_parse_argument_list, text, offset)
 
 
-def _parse_argument_list(text: str) -> tuple[Arguments, bool]:
+def _parse_legacy_argument_list(text: str) -> tuple[Arguments, bool]:
+    return _parse_argument_list(text, legacy=True)
+
+
+def _parse_argument_list(text: str, legacy: bool = False) -> tuple[Arguments, bool]:
+    parse_argument = _parse_legacy_argument if legacy else _parse_argument
     positional: list[Argument] = []
     kwarg_only: list[Argument] = []
     out: list[Argument] = []
@@ -228,7 +246,7 @@ def _parse_argument_list(text: str) -> tuple[Arguments, bool]:
                     else "arguments are separated by ', ' (a comma and a space)",
                     at + comma,
                 )
-        arg = memoized_parse(_parse_argument, piece, at)
+        arg = memoized_parse(parse_argument, piece, at)
         name = arg.name
         if name in seen_names:
             declaration = piece.partition("=")[0]

@@ -106,10 +106,18 @@ def pre_group(functions: Iterable[NativeFunction]) -> dict[FunctionSchema, PreGr
 
 
 def derive_functions(
-    pre_groups: Iterable[PreGroup],
+    pre_groups: Iterable[PreGroup], lenient: bool = False
 ) -> list[tuple[PreGroup, NativeFunction, BackendMetadata]]:
-    """The derived functions, each with its group and its CompositeExplicitAutograd kernel."""
-    return [(group, f, metadata) for group in pre_groups for f, metadata in _derive_group(group)]
+    """The derived functions, each with its group and its CompositeExplicitAutograd kernel.
+
+    `lenient` (reading a spec to compare it, maybe an older one, whose exceptions were
+    not this version's) derives nothing for a group that breaks a rule instead of failing.
+    """
+    return [
+        (group, f, metadata)
+        for group in pre_groups
+        for f, metadata in _derive_group(group, lenient)
+    ]
 
 
 def _skips_derivation(group: PreGroup) -> bool:
@@ -127,13 +135,15 @@ def _skips_derivation(group: PreGroup) -> bool:
     return manual or (composite and not is_core)
 
 
-def _derive_group(group: PreGroup) -> Iterator[tuple[NativeFunction, BackendMetadata]]:
+def _derive_group(
+    group: PreGroup, lenient: bool = False
+) -> Iterator[tuple[NativeFunction, BackendMetadata]]:
     if _skips_derivation(group):
         return
     has_out = SchemaKind.out in group
     if has_out and len(group) == 1:
         out = group[SchemaKind.out]
-        if str(out.func.name) not in UNPAIRED_OUT_OPERATORS:
+        if str(out.func.name) not in UNPAIRED_OUT_OPERATORS and not lenient:
             raise SpecError(
                 f"out= operator '{out.func.name}' has no functional, inplace or mutable "
                 "variant with the same signature; add a functional variant",
@@ -157,6 +167,8 @@ def _derive_group(group: PreGroup) -> Iterator[tuple[NativeFunction, BackendMeta
         r.type.is_tensor_like() for r in base.func.returns
     )
     if not has_out and not can_have_out and str(base.func.name) not in NO_OUT_VARIANT_OPERATORS:
+        if lenient:
+            return
         raise SpecError(
             f"operator '{base.func.name}' returns no Tensor, so it cannot have an out= variant; "
             "give it 'manual_cpp_binding: True' or a CompositeImplicitAutograd kernel",

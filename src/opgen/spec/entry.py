@@ -65,6 +65,9 @@ class EntryOptions:
     valid_tags: Set[str]
     ignore_keys: Set[DispatchKey] = frozenset()
     library: bool = False  # the library dialect (opgen.spec.library)
+    # Read for `opgen diff`: accept what older PyTorch specs allowed and later ones
+    # forbid (removed types, rules added since, tags outside the tags file).
+    for_comparison: bool = False
 
 
 class _Entry:
@@ -129,7 +132,7 @@ def read_entry(entry: YamlMap, options: EntryOptions) -> tuple[NativeFunction, D
         reject_unknown_keys(entry, KNOWN_KEYS, options.library)
     if "func" not in entry:
         raise SpecError("operator entry has no 'func' key", entry.location)
-    namespace, func = _read_func(e, options.library)
+    namespace, func = _read_func(e, options.library, options.for_comparison)
     if options.library and len(str(entry["func"])) == len(func.text):
         raise SpecError(
             f"a library operator needs its namespace, as in 'mylib::{func.name}'", e.at("func")
@@ -146,7 +149,7 @@ def read_entry(entry: YamlMap, options: EntryOptions) -> tuple[NativeFunction, D
     f = NativeFunction(
         namespace=namespace,
         func=func,
-        use_const_ref_for_mutable_tensors=_read_const_ref(e, func),
+        use_const_ref_for_mutable_tensors=_read_const_ref(e, func, options.for_comparison),
         device_guard="device_guard" not in entry or e.flag("device_guard", True),
         device_check=(
             _read_device_check(e) if "device_check" in entry else DeviceCheckType.ExactSame
@@ -175,11 +178,13 @@ def read_entry(entry: YamlMap, options: EntryOptions) -> tuple[NativeFunction, D
         has_composite_implicit_autograd_nested_tensor_kernel=CIA_NESTED in dispatch,
         has_composite_explicit_autograd_kernel=DispatchKey.CompositeExplicitAutograd in dispatch,
         has_composite_explicit_autograd_non_functional_kernel=CEA_NON_FUNCTIONAL in dispatch,
-        tags=_read_tags(e, namespace, func, options.valid_tags),
+        tags=_read_tags(e, namespace, func, options),
         field_locations=entry.value_locations,
         namespace_prefix=len(str(entry["func"])) - len(func.text),
         extensions=read_extensions(entry) if options.library else NO_EXTENSIONS,
     )
+    if not options.for_comparison:
+        _check_seeded(f)
     if f.is_view_op and func.name.name.inplace and "inplace_view" not in f.tags:
         raise SpecError(
             f"'{func.name}' is an inplace view operator but is not tagged 'inplace_view'",
@@ -188,7 +193,18 @@ def read_entry(entry: YamlMap, options: EntryOptions) -> tuple[NativeFunction, D
     return f, dispatch
 
 
-def _read_func(e: _Entry, library: bool) -> tuple[str, FunctionSchema]:
+def _check_seeded(f: NativeFunction) -> None:
+    """A random-looking operator must be tagged nondeterministic_seeded (torch 2.0's spec
+    breaks this rule of later versions: `opgen diff` reads it without the check)."""
+    if f.looks_random() and "nondeterministic_seeded" not in f.tags:
+        raise SpecError(
+            f"'{f.func.name}' looks random (its name, a dropout argument or a Generator "
+            "argument says so) but is not tagged 'nondeterministic_seeded'",
+            f.location_of("tags"),
+        )
+
+
+def _read_func(e: _Entry, library: bool, legacy: bool) -> tuple[str, FunctionSchema]:
     text = e.get("func", str, "", "a schema string")
     head = text.partition("(")[0]
     namespace, sep, _ = head.rpartition("::")
@@ -201,7 +217,8 @@ def _read_func(e: _Entry, library: bool) -> tuple[str, FunctionSchema]:
         raise SpecError("empty operator namespace before '::'", e.at("func").shifted(0, 2))
     skip = len(namespace) + len(sep)
     try:
-        return namespace or "aten", FunctionSchema.parse(text[skip:], library=library)
+        schema = FunctionSchema.parse(text[skip:], library=library, legacy=legacy)
+        return namespace or "aten", schema
     except SchemaError as error:
         raise error.at(e.at("func").shifted(skip)) from None
 
@@ -229,11 +246,11 @@ def _read_structured_inherits(e: _Entry) -> str | None:
     return text
 
 
-def _read_const_ref(e: _Entry, func: FunctionSchema) -> bool:
+def _read_const_ref(e: _Entry, func: FunctionSchema, for_comparison: bool) -> bool:
     if "use_const_ref_for_mutable_tensors" not in e.entry:
         return False
     value = e.flag("use_const_ref_for_mutable_tensors", False)
-    if value and func.arguments.out:
+    if value and func.arguments.out and not for_comparison:  # torch 2.4's spec has five
         raise SpecError(
             "'use_const_ref_for_mutable_tensors' is not supported on out= operators",
             e.at("use_const_ref_for_mutable_tensors"),
@@ -338,7 +355,10 @@ def _read_autogen(e: _Entry) -> tuple[OperatorName, ...]:
     return tuple(names)
 
 
-def _read_tags(e: _Entry, namespace: str, func: FunctionSchema, valid: Set[str]) -> frozenset[str]:
+def _read_tags(
+    e: _Entry, namespace: str, func: FunctionSchema, options: EntryOptions
+) -> frozenset[str]:
+    valid = options.valid_tags
     value = e.entry.get("tags", [])
     if isinstance(value, str):
         value = [value]
@@ -347,7 +367,7 @@ def _read_tags(e: _Entry, namespace: str, func: FunctionSchema, valid: Set[str])
             f"'tags' must be a tag or a list of tags, not {_describe(value)}", e.at("tags")
         )
     for i, tag in enumerate(value):
-        if not isinstance(tag, str) or tag not in valid:
+        if not isinstance(tag, str) or (tag not in valid and not options.for_comparison):
             locations = getattr(value, "item_locations", None)
             where = locations[i] if locations else e.at("tags")
             hint = " (no tags file was given)" if not valid else " (not in the tags file)"

@@ -87,6 +87,11 @@ class LoadOptions:
     library: bool = False  # read the library dialect (opgen.spec.library)
     # Read only the entries these operators need (`opgen.spec.partial`); None: all.
     only_operators: frozenset[str] | None = None
+    # Read to compare with another spec (`opgen diff`): what older PyTorch specs allowed
+    # and later ones forbid is accepted (`EntryOptions.for_comparison`), only the checks
+    # that matching operators needs run across entries (no duplicate names), derivation
+    # skips what it cannot derive, and nothing is grouped (`grouped` lists the functions).
+    for_comparison: bool = False
 
 
 def load_spec(native_path: str, tags_path: str | None, options: LoadOptions | None = None) -> Spec:
@@ -117,7 +122,10 @@ def _build(
 ) -> Spec:
     entries = _entries(doc)
     entry_options = EntryOptions(
-        valid_tags=frozenset(tags), ignore_keys=options.ignore_keys, library=options.library
+        valid_tags=frozenset(tags),
+        ignore_keys=options.ignore_keys,
+        library=options.library,
+        for_comparison=options.for_comparison,
     )
     functions: list[NativeFunction] = []
     kernels: dict[DispatchKey, dict[OperatorName, BackendMetadata]] = {}
@@ -135,22 +143,20 @@ def _build(
             kernels.setdefault(key, {})[f.func.name] = metadata
     if errors:
         raise SpecError.of(_limited(errors))
-    _check_across_entries(functions)
+    _check_across_entries(functions, options.for_comparison)
     if options.library:  # no derived operators, and groups are ATen's business
-        return Spec(
-            functions=tuple(functions),
-            backend_indices={k: BackendIndex.in_tree(k, v) for k, v in kernels.items()},
-            grouped=tuple(functions),
-            view_grouped=tuple(functions),
-            tags=tags,
-            entry_count=len(entries),
-            sources=sources,
-        )
+        return _ungrouped(functions, kernels, tags, len(entries), sources)
     pre_groups = list(pre_group(functions).values())
-    for group, f, metadata in derive_functions(pre_groups):
+    names = {f.func.name for f in functions}
+    for group, f, metadata in derive_functions(pre_groups, lenient=options.for_comparison):
+        if options.for_comparison and f.func.name in names:  # derived twice, or an entry's
+            continue
+        names.add(f.func.name)
         group[f.func.kind] = f
         functions.append(f)
         kernels.setdefault(DispatchKey.CompositeExplicitAutograd, {})[f.func.name] = metadata
+    if options.for_comparison:
+        return _ungrouped(functions, kernels, tags, len(entries), sources)
     return Spec(
         functions=tuple(functions),
         backend_indices={k: BackendIndex.in_tree(k, v) for k, v in kernels.items()},
@@ -160,6 +166,25 @@ def _build(
         entry_count=len(entries),
         sources=sources,
         warnings=tuple(_unused_autogen_names(pre_groups)),
+    )
+
+
+def _ungrouped(
+    functions: list[NativeFunction],
+    kernels: Mapping[DispatchKey, Mapping[OperatorName, BackendMetadata]],
+    tags: Mapping[str, str],
+    entry_count: int,
+    sources: Mapping[str, str],
+) -> Spec:
+    """A spec whose operators are not grouped: a library's, or one read for comparison."""
+    return Spec(
+        functions=tuple(functions),
+        backend_indices={k: BackendIndex.in_tree(k, v) for k, v in kernels.items()},
+        grouped=tuple(functions),
+        view_grouped=tuple(functions),
+        tags=tags,
+        entry_count=entry_count,
+        sources=sources,
     )
 
 
@@ -193,7 +218,8 @@ def _entries(doc: YamlDocument) -> list[YamlMap]:
     return entries
 
 
-def _check_across_entries(functions: list[NativeFunction]) -> None:
+def _check_across_entries(functions: list[NativeFunction], only_names: bool = False) -> None:
+    """The rules that relate entries; `only_names`: only that names are unique."""
     errors: list[Diagnostic] = []
     by_name: dict[OperatorName, NativeFunction] = {}
     by_base: dict[BaseOperatorName, list[NativeFunction]] = {}
@@ -207,6 +233,10 @@ def _check_across_entries(functions: list[NativeFunction]) -> None:
                 )
             )
         by_base.setdefault(f.func.name.name, []).append(f)
+    if only_names:
+        if errors:
+            raise SpecError.of(_limited(errors))
+        return
     # Argument lists are shared between functions (see `opgen.spec.arguments`): check
     # each once.
     keyword_named: dict[int, list[Argument]] = {}

@@ -110,15 +110,11 @@ class NativeFunction:
                 "slow path for tensors on different devices)",
                 self.location_of("device_check"),
             )
-        if self._looks_random(name) and "nondeterministic_seeded" not in self.tags:
-            raise SpecError(
-                f"'{func.name}' looks random (its name, a dropout argument or a Generator "
-                "argument says so) but is not tagged 'nondeterministic_seeded'",
-                self.location_of("tags"),
-            )
 
-    def _looks_random(self, name: str) -> bool:
-        """A name (`name`) with 'rand', a Generator argument, or a forward dropout."""
+    def looks_random(self) -> bool:
+        """A name with 'rand', a Generator argument, or a forward dropout (`read_entry`
+        then requires the tag nondeterministic_seeded)."""
+        name = str(self.func.name)
         arguments = self.func.arguments
         if "rand" in name or arguments.has_generator_arg():
             return True

@@ -138,14 +138,18 @@ def _parse_type_text(text: str) -> Type:
     return _parse_type(text, 0)
 
 
-def _parse_type(text: str, offset: int) -> Type:
+def _parse_legacy_type_text(text: str) -> Type:
+    return _parse_type(text, 0, legacy=True)
+
+
+def _parse_type(text: str, offset: int, legacy: bool = False) -> Type:
     if text.endswith("?") and len(text) > 1:
-        return OptionalType(_parse_type(text[:-1], offset))
+        return OptionalType(_parse_type(text[:-1], offset, legacy))
     if text.endswith("]"):
         bracket = text.rfind("[")
         size = text[bracket + 1 : -1]
         if bracket > 0 and (size == "" or (size.isascii() and size.isdigit())):
-            elem = _parse_type(text[:bracket], offset)
+            elem = _parse_type(text[:bracket], offset, legacy)
             if size.startswith("0"):
                 raise SchemaError(
                     f"invalid list size '{size}' (an unsized list is written '[]')",
@@ -159,6 +163,8 @@ def _parse_type(text: str, offset: int) -> Type:
             return CustomClassType(name)
     base = _BASE_TYPES.get(text)
     if base is None:
+        if legacy and text in REMOVED_BASE_TYPES:
+            return RemovedType(text)
         raise SchemaError(f"unknown type '{text}'", offset, max(len(text), 1))
     return BaseType(base)
 
@@ -236,6 +242,32 @@ class ListType(Type):
         return self
 
 
+@frozen
+class RemovedType(Type):
+    """A base type of older PyTorch specs that PyTorch has since removed (`Dimname`).
+
+    Only schemas read for comparison (`FunctionSchema.parse(..., legacy=True)`, which
+    `opgen diff` uses) contain one; every other reader rejects the name as unknown.
+    """
+
+    name: str
+
+    def _render(self) -> str:
+        return self.name
+
+    def is_base_ty_like(self, base: BaseTy) -> bool:
+        return False
+
+    def is_nullable(self) -> bool:
+        return False
+
+    def is_list_like(self) -> ListType | None:
+        return None
+
+
+# Named dimensions (`Dimname`, `Dimname[]`): in torch's spec until at least 2.9, not in 2.13's.
+REMOVED_BASE_TYPES = frozenset({"Dimname"})
+
 TENSOR = BaseType(BaseTy.Tensor)
 
 
@@ -246,7 +278,10 @@ _ANNOTATED_TENSOR = re.compile(r"Tensor\((.+)\)(.*)\Z")
 _ANNOTATABLE = ("Tensor", "Tensor?", "Tensor[]")
 
 
-def parse_annotated_type(text: str, offset: int) -> tuple[Type, Annotation | None]:
+def parse_annotated_type(
+    text: str, offset: int, legacy: bool = False
+) -> tuple[Type, Annotation | None]:
+    """The type and alias annotation of `text`; `legacy` also reads `REMOVED_BASE_TYPES`."""
     m = _ANNOTATED_TENSOR.match(text)
     if m is None:
         paren = text.find("(")
@@ -257,6 +292,8 @@ def parse_annotated_type(text: str, offset: int) -> tuple[Type, Annotation | Non
                 offset + paren,
                 len(text) - paren,
             )
+        if legacy:
+            return memoized_parse(_parse_legacy_type_text, text, offset), None
         return Type.parse(text, offset), None
     suffix = m.group(2)
     if suffix not in ("", "?", "[]"):

@@ -1,0 +1,114 @@
+"""The operator sets `opgen coverage` compares, from the three kinds of file that list them.
+
+- A spec (`native_functions.yaml`, or a library spec): a YAML list of entries.
+  Its operators are its functions, derived ones included (they are registered
+  operators a backend may implement), each with its tags (from the entry and
+  the implied ones: `core`, `pointwise`, `inplace`, `out`, ...).
+- A backend YAML (`backend:`, `supported:`, ...): a YAML mapping, read with
+  every rule `opgen backend` applies against a spec. Its operators are the ones
+  it has kernels for: `supported`, `autograd` and `full_codegen`.
+- Anything else (a file not ending in .yaml or .yml): operator names, one per
+  line (`add.Tensor`, `aten::relu`; `#` starts a comment).
+
+Names are `name.overload`, qualified with their namespace outside aten. Specs
+are read for comparison (`LoadOptions(for_comparison=True)`), so that older
+specs load, except a spec a backend YAML is read against, which needs the
+operator groups that only a full load builds.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Literal
+
+from opgen.diagnostics import Diagnostic, Location, SpecError
+from opgen.frozen import frozen
+from opgen.spec.load import read_text
+from opgen.spec.model import LoadOptions, Spec, load_spec
+from opgen.spec.schema import OperatorName
+from opgen.spec.syntax import SchemaError
+
+Kind = Literal["spec", "backend", "names"]
+
+
+@frozen
+class OperatorSet:
+    path: str
+    kind: Kind
+    names: tuple[str, ...]  # in file order, without repeats
+    tags: Mapping[str, frozenset[str]]  # each operator's tags (specs only)
+    tag_order: tuple[str, ...]  # the tags file's order (specs only)
+    locations: Mapping[str, Location]  # where each name is written
+
+
+def kind_of(path: str) -> Kind:
+    """The kind of file `path` is, from its name and, for YAML, its top level."""
+    if not path.endswith((".yaml", ".yml")):
+        return "names"
+    for line in read_text(path).splitlines():  # the first line of content says which
+        content = line.partition("#")[0].rstrip()
+        if not content:
+            continue
+        return "spec" if content.startswith("-") else "backend"
+    raise SpecError(
+        "the file is empty; expected a spec (a list of '- func:' entries) or a backend YAML "
+        "(a mapping with 'backend:'); a list of operator names is a file not ending in .yaml",
+        Location(path, 1),
+    )
+
+
+def read_spec(path: str, tags: str | None, full: bool) -> Spec:
+    """A spec; `full`: with every check and its groups (a backend YAML is read against it)."""
+    if tags is None:
+        beside = os.path.join(os.path.dirname(path), "tags.yaml")
+        tags = beside if os.path.isfile(beside) else None
+    return load_spec(path, tags, None if full else LoadOptions(for_comparison=True))
+
+
+def spec_operators(path: str, spec: Spec) -> OperatorSet:
+    names: dict[str, frozenset[str]] = {}
+    locations: dict[str, Location] = {}
+    for f in spec.functions:
+        name = qualified(f.namespace, str(f.func.name))
+        names[name] = f.tags
+        locations[name] = f.loc
+    return OperatorSet(path, "spec", tuple(names), names, tuple(spec.tags), locations)
+
+
+def backend_operators(path: str, spec: Spec) -> OperatorSet:
+    from opgen.spec.external_backend import load_external_backend
+
+    backend = load_external_backend(path, spec)
+    locations: dict[str, Location] = {}
+    for listed in (*backend.supported, *backend.autograd, *backend.full_codegen):
+        locations.setdefault(qualified("aten", str(listed.name)), listed.location)
+    return OperatorSet(path, "backend", tuple(locations), {}, (), locations)
+
+
+def names_operators(path: str) -> OperatorSet:
+    """Operator names, one per line; a located error for a line that is not one."""
+    locations: dict[str, Location] = {}
+    errors: list[Diagnostic] = []
+    for number, line in enumerate(read_text(path).splitlines(), start=1):
+        text = line.partition("#")[0].strip()
+        if not text:
+            continue
+        col = line.index(text) + 1
+        namespace, _, name = text.rpartition("::")
+        try:
+            OperatorName.parse(name)
+        except SchemaError as error:
+            at = col + len(text) - len(name) + error.offset
+            errors.append(Diagnostic(Location(path, number, at, error.length), error.message))
+            continue
+        locations.setdefault(
+            qualified(namespace or "aten", name), Location(path, number, col, len(text))
+        )
+    if errors:
+        raise SpecError.of(errors)
+    return OperatorSet(path, "names", tuple(locations), {}, (), locations)
+
+
+def qualified(namespace: str, name: str) -> str:
+    return name if namespace == "aten" else f"{namespace}::{name}"

@@ -1,0 +1,73 @@
+"""`opgen diff OLD NEW`: compatibility breaks between two specs, with PyTorch's rules.
+
+Both specs are read for comparison (`LoadOptions(for_comparison=True)`): what
+older PyTorch specs allowed and later ones forbid (the `Dimname` types, rules
+added since, tags outside the tags file) is read, not rejected; `opgen check`
+keeps rejecting it. Findings go to stdout (`report`), allowlist warnings to
+stderr; the exit status is 1 when a backward- or forward-incompatible finding
+is not allowed, else 0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+from typing import TextIO
+
+from opgen.tooling.messages import write_diagnostics
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add = parser.add_argument
+    add("old", metavar="OLD", help="the old spec (native_functions.yaml, or a library spec)")
+    add("new", metavar="NEW", help="the new spec")
+    add("--old-tags", metavar="TAGS_YAML", help="OLD's tags file (default: tags.yaml beside it)")
+    add("--new-tags", metavar="TAGS_YAML", help="NEW's tags file (default: tags.yaml beside it)")
+    add("--library", action="store_true", help="read both as custom-op library specs")
+    add("--format", choices=("text", "json"), default="text", help="output format (default text)")
+    add(
+        "--allow",
+        metavar="ALLOWLIST_YAML",
+        help="allowed breaks: entries with name (or pattern), category, reason and until",
+    )
+    add(
+        "--today",
+        metavar="YYYY-MM-DD",
+        type=_date,
+        help="the date allowlist entries expire against (default: today)",
+    )
+
+
+def _date(text: str) -> datetime.date:
+    try:
+        return datetime.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a date YYYY-MM-DD, not '{text}'") from None
+
+
+def run_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from opgen.spec.model import LoadOptions, load_spec
+    from opgen.tooling.diff.allowlist import NO_ALLOWLIST, load_allowlist
+    from opgen.tooling.diff.findings import diff_specs
+    from opgen.tooling.diff.report import is_failure, json_lines, text_lines
+
+    today = args.today or datetime.date.today()
+    allowlist = NO_ALLOWLIST if args.allow is None else load_allowlist(args.allow, today)
+    options = LoadOptions(library=args.library, for_comparison=True)
+    old = load_spec(args.old, _tags(args.old, args.old_tags), options)
+    new = load_spec(args.new, _tags(args.new, args.new_tags), options)
+    args.retain((old, new))
+    findings = diff_specs(old, new)
+    lines = json_lines if args.format == "json" else text_lines
+    for line in lines(findings, allowlist):
+        out.write(line + "\n")
+    write_diagnostics(allowlist.unused(findings), err)
+    return int(any(is_failure(f, allowlist.allowing(f)) for f in findings))
+
+
+def _tags(native: str, tags: str | None) -> str | None:
+    if tags is not None:
+        return tags
+    beside = os.path.join(os.path.dirname(native), "tags.yaml")
+    return beside if os.path.isfile(beside) else None
