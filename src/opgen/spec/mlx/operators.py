@@ -34,8 +34,21 @@ SHARED_KEYS = ("python_name", "doc", "grad", "dispatch", "shape")
 DISPATCH_KEYS = ("cpu", "gpu")
 # The names a gradient formula has besides the arguments.
 FORMULA_NAMES = ("grad", "cotangent", "result", "output", "s")
-# Argument names that would shadow a formula's names or the stream keyword.
-RESERVED_NAMES = frozenset({*FORMULA_NAMES, *MULTI_OUTPUT_NAMES, "stream", "inputs"})
+# Names the generated operators, lambdas and Primitive methods declare.
+_GENERATED_CODE_NAMES = (
+    "primals",
+    "cotangents",
+    "argnums",
+    "vjps",
+    "traced",
+    "forward",
+    "backward",
+)
+# Argument names that would shadow a formula's names, the stream keyword or the generated
+# code's own names.
+RESERVED_NAMES = frozenset(
+    {*FORMULA_NAMES, *MULTI_OUTPUT_NAMES, "stream", "inputs", *_GENERATED_CODE_NAMES}
+)
 # C++20's keywords and alternative tokens: no function or argument can be named so.
 _CPP_KEYWORD_TEXT = """
 alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t

@@ -18,13 +18,11 @@ from opgen.cached import cached
 from opgen.diagnostics import Diagnostic, Location, SpecError
 from opgen.frozen import frozen
 from opgen.spec.mlx.model import GradFormula, MlxLibrary, MlxOperator
+from opgen.spec.mlx.operators import RESERVED_NAMES
 
-# Names the generated operator functions, lambdas and Primitive methods declare.
-_GENERATED_NAMES_TEXT = """
-primals cotangents outputs inputs argnums vjps traced forward backward stream
-grad grads cotangent result results output
-"""
-GENERATED_NAMES = frozenset(_GENERATED_NAMES_TEXT.split())
+# Names the generated operator functions, lambdas and Primitive methods declare (the reader
+# rejects them as argument names, at the argument).
+GENERATED_NAMES = RESERVED_NAMES
 # Names the stub imports.
 STUB_NAMES = frozenset({"array", "Dtype", "Sequence", "StreamOrDevice"})
 KERNEL_KEYS = ("cpu", "gpu")
