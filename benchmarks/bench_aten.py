@@ -1,52 +1,130 @@
 """Whole-process `opgen aten` against `python -m torchgen.gen` with the same flags, on torch's ATen.
 
-Each run writes into fresh, empty output directories (a clean build), made
-and removed outside the timing. Runs alternate; the script prints both
-medians, the median of the paired ratios and both sides' peak RSS. Before
-timing, it checks that the two output trees are identical.
+Both configurations real builds use are measured in one run: the default and
+`--per-operator-headers` (or only the flags given after `--`). Each run writes
+into fresh, empty output directories (a clean build), made and removed outside
+the timing. Within a configuration the runs alternate, torchgen then opgen
+with each `--jobs` value; the script prints each side's median wall and CPU
+time (user + system, workers included), the medians of the paired ratios and
+the peak RSS of the largest process. Before timing, it checks that the output
+trees are identical.
 
 It then runs each side once more, untimed, sampling the memory of the
 process and of any worker it forks (PSS, so shared pages count once).
 
-    python benchmarks/bench_aten.py [--runs 5] [--jobs N] [-- extra torchgen.gen flags]
+    python benchmarks/bench_aten.py [--runs 5] [--jobs N [N ...]] [-- torchgen.gen flags]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
+import statistics
+import subprocess
 import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from paired import clean_builds, torchgen_native_dir
+from paired import REPO, compile_bytecode, peak_memory, same_tree, torchgen_native_dir
+
+CONFIGURATIONS = ([], ["--per-operator-headers"])
+
+
+@dataclass(frozen=True)
+class Run:
+    wall: float  # seconds
+    cpu: float  # seconds, user + system, of the process and the workers it waited for
+    rss: int  # KiB, the largest process
+
+
+def measured(command: list[str]) -> Run:
+    start = time.perf_counter()
+    process = subprocess.Popen(
+        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO
+    )
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise subprocess.CalledProcessError(os.waitstatus_to_exitcode(status), command)
+    return Run(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss)
+
+
+@dataclass
+class Side:
+    label: str
+    generator: list[str]
+    runs: list[Run] = field(default_factory=list)
+    memory: int = 0  # KiB, peak PSS of all processes
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5, help="pairs of runs (default 5)")
-    parser.add_argument("--jobs", type=int, help="opgen's -j (default: its own)")
+    parser.add_argument("--runs", type=int, default=5, help="rounds of runs (default 5)")
+    parser.add_argument("--jobs", type=int, nargs="+", help="opgen -j values, one side each")
     parser.add_argument("flags", nargs="*", help="flags for both generators")
     args = parser.parse_args()
     aten = torchgen_native_dir().parent
-
-    def command(generator: list[str], root: Path) -> list[str]:
-        layout = ["-s", str(aten), "-d", str(root / "out")]
-        layout += ["--aoti-install-dir", str(root / "aoti")]
-        return [*generator, *layout, *args.flags]
-
-    ours = [sys.executable, "-m", "opgen", "aten"]
-    if args.jobs is not None:
-        ours += ["-j", str(args.jobs)]
-    theirs = [sys.executable, "-m", "torchgen.gen"]
-    builds = clean_builds(ours, theirs, command, args.runs)
-    if builds is None:
-        return 1
-    flags = " ".join(args.flags) or "default flags"
-    print(
-        builds.report(
-            f"opgen aten vs python -m torchgen.gen ({flags})", "opgen aten", "torchgen.gen"
-        )
-    )
+    configurations = [args.flags] if args.flags else [list(c) for c in CONFIGURATIONS]
+    compile_bytecode()
+    scratch = Path(tempfile.mkdtemp(prefix="bench-"))
+    try:
+        for flags in configurations:
+            sides = [Side("torchgen.gen", [sys.executable, "-m", "torchgen.gen"])]
+            for jobs in args.jobs or [None]:
+                label, generator = "opgen aten", [sys.executable, "-m", "opgen", "aten"]
+                if jobs is not None:
+                    label, generator = f"{label} -j {jobs}", [*generator, "-j", str(jobs)]
+                sides.append(Side(label, generator))
+            if not _measure(sides, aten, flags, scratch, args.runs):
+                return 1
+            print(_report(" ".join(flags) or "default flags", sides), flush=True)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
     return 0
+
+
+def _measure(sides: list[Side], aten: Path, flags: list[str], scratch: Path, runs: int) -> bool:
+    def command(side: Side) -> list[str]:
+        root = scratch / str(sides.index(side))
+        shutil.rmtree(root, ignore_errors=True)
+        root.mkdir()
+        layout = ["-s", str(aten), "-d", str(root / "out")]
+        return [*side.generator, *layout, "--aoti-install-dir", str(root / "aoti"), *flags]
+
+    for side in sides:  # also warms the file cache
+        measured(command(side))
+    for side in sides[1:]:
+        if not same_tree(scratch / "0", scratch / str(sides.index(side))):
+            print("the output trees differ; run the conformance tests", file=sys.stderr)
+            return False
+    for _ in range(runs):
+        for side in sides:
+            side.runs.append(measured(command(side)))
+    for side in sides:
+        side.memory = peak_memory(command(side))
+    return True
+
+
+def _report(title: str, sides: list[Side]) -> str:
+    theirs, width = sides[0], max(len(side.label) for side in sides) + 1
+    lines = [f"opgen aten vs python -m torchgen.gen ({title}), {len(theirs.runs)} rounds"]
+    for side in sides:
+        line = (
+            f"{side.label + ':':<{width}} wall {statistics.median(r.wall for r in side.runs):6.3f}"
+            f" s, CPU {statistics.median(r.cpu for r in side.runs):6.3f} s, peak RSS "
+            f"{max(r.rss for r in side.runs) / 1024:.0f} MiB (largest process), peak memory "
+            f"{side.memory / 1024:.0f} MiB (PSS, all processes)"
+        )
+        if side is not theirs:
+            pairs = list(zip(side.runs, theirs.runs, strict=True))
+            wall = statistics.median(t.wall / o.wall for o, t in pairs)
+            cpu = statistics.median(t.cpu / o.cpu for o, t in pairs)
+            line += f"; speed-up {wall:.2f}x wall, {cpu:.2f}x CPU"
+        lines.append(line)
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

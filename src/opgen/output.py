@@ -45,6 +45,7 @@ relative paths may not contain `..`; a path produced by two sets is an error.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import re
@@ -364,8 +365,17 @@ def dependency_files(depfile: str | Path, sets: Iterable[tuple[str, OutputSet]])
 
 @frozen
 class WriteReport:
-    files: tuple[Path, ...]  # every file the sets produce, sorted (dry run too)
-    changed: tuple[Path, ...]  # files whose content changed, so were written
+    # Kept as strings: most callers never look, and thousands of Paths take a while to build.
+    written: tuple[str, ...]  # every file the sets produce, sorted as paths (dry run too)
+    replaced: tuple[str, ...]  # files whose content changed, so were written
+
+    @property
+    def files(self) -> tuple[Path, ...]:
+        return tuple(map(Path, self.written))
+
+    @property
+    def changed(self) -> tuple[Path, ...]:
+        return tuple(map(Path, self.replaced))
 
 
 def write_files(
@@ -386,38 +396,54 @@ def write_files(
     as gen.py does for its install dirs.
     """
     sets = list(sets)
-    targets: dict[Path, tuple[OutputSet, str]] = {}
+    # Paths are plain strings from here on: a run writes thousands of files, and
+    # pathlib's parsing, hashing and comparing cost more than the writes themselves.
+    targets: dict[str, _Entry] = {}
     for output_set in sets:
-        for path in output_set.paths():
-            file = output_set.root / path
+        root = os.fspath(output_set.root)
+        for rel, entry in output_set._entries.items():
+            file = os.path.join(root, rel)
             if file in targets:
                 raise OutputError(f"{file} is written by two output sets")
-            targets[file] = (output_set, path)
-    files = tuple(sorted(targets))
+            targets[file] = entry
+    files = sorted(targets, key=_path_order)
     if make_roots:
         for output_set in sets:
             output_set.root.mkdir(parents=True, exist_ok=True)
     if dry_run:
-        return WriteReport(files, ())
+        return WriteReport(tuple(files), ())
     if jobs <= 1:  # in this process, in the units' order; _stage_files cleans up on failure
         order = [file for unit in _units(files, targets, len(files) + 1) for file in unit]
         staged = _stage_files(order, targets)
     else:
         staged = _stage_in_parallel(files, targets, jobs)
-    staged.sort(key=lambda pair: pair[1])
+    staged.sort(key=lambda pair: _path_order(pair[1]))
     try:
         for temp, file in staged:
             os.replace(temp, file)
     except BaseException:
         for temp, _ in staged:
-            temp.unlink(missing_ok=True)
+            _remove(temp)
         raise
-    return WriteReport(files, tuple(file for _, file in staged))
+    return WriteReport(tuple(files), tuple(file for _, file in staged))
+
+
+def _path_order(file: str) -> list[str]:
+    """A key that sorts joined, normalised paths as `pathlib.Path`s sort (`a/z.h` < `a-c.h`)."""
+    parts = file.split(os.sep)
+    if not parts[0]:  # an absolute path: pathlib's first part is the root
+        parts[0] = os.sep
+    return parts
+
+
+def _remove(file: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(file)
 
 
 def _stage_in_parallel(
-    files: Sequence[Path], targets: Mapping[Path, tuple[OutputSet, str]], jobs: int
-) -> list[tuple[Path, Path]]:
+    files: Sequence[str], targets: Mapping[str, _Entry], jobs: int
+) -> list[tuple[str, str]]:
     from opgen.forked import MAX_TASKS, ForkedFailure, run_forked
 
     units = _units(files, targets, MAX_TASKS)
@@ -427,13 +453,11 @@ def _stage_in_parallel(
     except ForkedFailure as failure:
         for unit in failure.results.values():
             for temp, _ in unit:
-                temp.unlink(missing_ok=True)
+                _remove(temp)
         raise failure.error from None
 
 
-def _units(
-    files: Sequence[Path], targets: Mapping[Path, tuple[OutputSet, str]], max_units: int
-) -> list[list[Path]]:
+def _units(files: Sequence[str], targets: Mapping[str, _Entry], max_units: int) -> list[list[str]]:
     """`files` in groups rendered together, at most `max_units` of them.
 
     A family's files form one group, and families come first, the heaviest
@@ -441,17 +465,16 @@ def _units(
     work, and a queue runs best when the large pieces go first. Other files are
     grouped in runs of consecutive files.
     """
-    families: dict[int, list[Path]] = {}
+    families: dict[int, list[str]] = {}
     weights: dict[int, int] = {}
-    singles: list[Path] = []
+    singles: list[str] = []
     for file in files:
-        output_set, path = targets[file]
-        family = output_set.family(path)
-        if family is None:
+        entry = targets[file]
+        if entry.family is None:
             singles.append(file)
         else:
-            families.setdefault(id(family), []).append(file)
-            weights[id(family)] = max(weights.get(id(family), 0), output_set.weight(path))
+            families.setdefault(id(entry.family), []).append(file)
+            weights[id(entry.family)] = max(weights.get(id(entry.family), 0), entry.weight)
     heaviest_first = sorted(families, key=lambda family: -weights[family])  # a stable sort
     room = max(max_units - len(families), 1)
     run = -(-len(singles) // room)  # ceiling division
@@ -461,41 +484,40 @@ def _units(
     ]
 
 
-def _stage_files(
-    unit: Sequence[Path], targets: Mapping[Path, tuple[OutputSet, str]]
-) -> list[tuple[Path, Path]]:
+def _stage_files(unit: Sequence[str], targets: Mapping[str, _Entry]) -> list[tuple[str, str]]:
     """(temporary file, target) for each file of `unit` that changed; all or none staged."""
-    staged: list[tuple[Path, Path]] = []
+    staged: list[tuple[str, str]] = []
+    made: set[str] = set()  # directories known to exist
     try:
         for file in unit:
-            output_set, path = targets[file]
-            temp = _stage_if_changed(file, output_set.text(path))
+            temp = _stage_if_changed(file, targets[file].render(), made)
             if temp is not None:
                 staged.append((temp, file))
     except BaseException:
         for temp, _ in staged:
-            temp.unlink(missing_ok=True)
+            _remove(temp)
         raise
     return staged
 
 
 def write_if_changed(file: Path, text: str) -> bool:
     """Atomically replace `file` with `text` (UTF-8) unless it already holds it."""
-    temp = _stage_if_changed(file, text)
+    temp = _stage_if_changed(os.fspath(file), text, set())
     if temp is None:
         return False
     try:
         os.replace(temp, file)
     except BaseException:
-        temp.unlink(missing_ok=True)
+        _remove(temp)
         raise
     return True
 
 
-def _stage_if_changed(file: Path, text: str) -> Path | None:
+def _stage_if_changed(file: str, text: str, made: set[str]) -> str | None:
     """A temporary file beside `file` holding `text`, or None if `file` already holds it.
 
     The temporary file gets the mode of the file it will replace, if any.
+    `made` holds directories known to exist; the one made here is added.
     """
     data = text.encode("utf-8")
     mode: int | None = None
@@ -506,24 +528,27 @@ def _stage_if_changed(file: Path, text: str) -> Path | None:
             mode = stat.S_IMODE(os.fstat(existing.fileno()).st_mode)
     except OSError:
         pass  # missing or unreadable: write it
-    file.parent.mkdir(parents=True, exist_ok=True)
-    temp, fd = _create_temp(file)
+    directory, name = os.path.split(file)
+    if directory not in made:
+        os.makedirs(directory, exist_ok=True)
+        made.add(directory)
+    temp, fd = _create_temp(directory, name)
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(data)
         if mode is not None:
             os.chmod(temp, mode)
     except BaseException:
-        temp.unlink(missing_ok=True)
+        _remove(temp)
         raise
     return temp
 
 
-def _create_temp(file: Path) -> tuple[Path, int]:
+def _create_temp(directory: str, name: str) -> tuple[str, int]:
     # os.open applies the umask, so a new file gets the mode a plain write would give it.
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
     while True:
-        temp = file.with_name(f".{file.name}.{os.urandom(6).hex()}.tmp")
+        temp = os.path.join(directory, f".{name}.{os.urandom(6).hex()}.tmp")
         try:
             return temp, os.open(temp, flags, 0o666)
         except FileExistsError:
