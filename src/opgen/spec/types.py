@@ -204,13 +204,8 @@ class OptionalType(Type):
 
 
 @frozen
-class CustomClassType(Type):
-    """A TorchScript custom class, `__torch__.torch.classes.ns.Name`."""
-
-    class_name: str
-
-    def _render(self) -> str:
-        return f"{_CUSTOM_CLASS_PREFIX}{self.class_name}"
+class _OpaqueType(Type):
+    """A type known only by its name: no base type, not nullable, not a list."""
 
     def is_base_ty_like(self, base: BaseTy) -> bool:
         return False
@@ -220,6 +215,16 @@ class CustomClassType(Type):
 
     def is_list_like(self) -> ListType | None:
         return None
+
+
+@frozen
+class CustomClassType(_OpaqueType):
+    """A TorchScript custom class, `__torch__.torch.classes.ns.Name`."""
+
+    class_name: str
+
+    def _render(self) -> str:
+        return f"{_CUSTOM_CLASS_PREFIX}{self.class_name}"
 
 
 @frozen
@@ -243,7 +248,7 @@ class ListType(Type):
 
 
 @frozen
-class RemovedType(Type):
+class RemovedType(_OpaqueType):
     """A base type of older PyTorch specs that PyTorch has since removed (`Dimname`).
 
     Only schemas read for comparison (`FunctionSchema.parse(..., legacy=True)`, which
@@ -254,15 +259,6 @@ class RemovedType(Type):
 
     def _render(self) -> str:
         return self.name
-
-    def is_base_ty_like(self, base: BaseTy) -> bool:
-        return False
-
-    def is_nullable(self) -> bool:
-        return False
-
-    def is_list_like(self) -> ListType | None:
-        return None
 
 
 # Named dimensions (`Dimname`, `Dimname[]`): in torch's spec until at least 2.9, not in 2.13's.
