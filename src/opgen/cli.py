@@ -2,34 +2,27 @@
 
 `main(argv)` returns the exit status: 0 success, 1 bad input (diagnostics on
 stderr), 2 bad usage. It never lets a traceback reach the user for bad input.
+Each command but check and dump lives in a module of its own (`_COMMANDS`),
+imported only when that command runs or its help is asked for: every run
+pays for its own command alone.
 """
 
 from __future__ import annotations
 
 import argparse
 import gc
+import importlib
 import os
 import sys
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import NoReturn, TextIO
 
 from opgen import __version__
-from opgen.diagnostics import Diagnostic, SpecError, render
+from opgen.diagnostics import SpecError, write_diagnostics
 from opgen.frozen import frozen
 from opgen.jobs import add_jobs_argument, default_jobs
 from opgen.spec import Spec, load_spec
-from opgen.targets.aten import command as aten_command
-from opgen.targets.autograd import annotated_command
-from opgen.targets.autograd import command as autograd_command
-from opgen.targets.backend import command as backend_command
-from opgen.targets.lazy import command as lazy_command
-from opgen.targets.mlx import command as mlx_command
-from opgen.targets.pyi import command as pyi_command
-from opgen.targets.python import command as python_command
-from opgen.targets.torch_library import command as library_command
-from opgen.tooling.coverage import command as coverage_command
-from opgen.tooling.diff import command as diff_command
 
 
 @frozen
@@ -71,13 +64,155 @@ def _add_spec_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
+@frozen
+class _Command:
+    """A command whose module is imported only when it runs (or `opgen --help` lists it)."""
+
+    name: str
+    help: str
+    description: str | None  # None: the module's DESCRIPTION, shown as written
+    module: str  # has add_arguments(parser) and the run function
+    run: str
+
+
+# In the order `opgen --help` lists them, after check and dump.
+_COMMANDS = (
+    _Command(
+        "aten",
+        "generate ATen's files, as `python -m torchgen.gen` does",
+        "Generate ATen's files from --source-path, byte for byte as `python -m torchgen.gen` "
+        "does, with the same flags.",
+        "opgen.targets.aten.command",
+        "run_aten",
+    ),
+    _Command(
+        "autograd",
+        "generate the autograd files, as torchgen's gen_autograd does",
+        "Generate the autograd files (Functions, VariableType, ADInplaceOrViewType, TraceType, "
+        "ViewFuncs, variable_factories) from derivatives.yaml and the spec, byte for byte as "
+        "`python -m torchgen.packaged.autograd.gen_autograd` does.",
+        "opgen.targets.autograd.command",
+        "run_autograd",
+    ),
+    _Command(
+        "annotated-fn-args",
+        "generate annotated_fn_args.py, as torchgen's gen_annotated_fn_args does",
+        "Generate annotated_fn_args.py (the arguments of every Python binding, for PyTorch's "
+        "__torch_function__ tests), byte for byte as "
+        "`python -m torchgen.packaged.autograd.gen_annotated_fn_args` does.",
+        "opgen.targets.autograd.annotated_command",
+        "run_annotated_fn_args",
+    ),
+    _Command(
+        "python",
+        "generate the Python bindings, as torchgen's gen_autograd_python does",
+        "Generate the Python bindings (python_functions, python_torch_functions, "
+        "python_variable_methods, python_<module>_functions, python_return_types, "
+        "python_enum_tag) from the spec, derivatives.yaml and deprecated.yaml, byte for byte "
+        "as torchgen's gen_autograd_python does.",
+        "opgen.targets.python.command",
+        "run_python",
+    ),
+    _Command(
+        "pyi",
+        "generate the .pyi stubs of torch's generated bindings, as tools/pyi/gen_pyi.py does",
+        None,
+        "opgen.targets.pyi.command",
+        "run_pyi",
+    ),
+    _Command(
+        "backend",
+        "generate an out-of-tree backend's registrations, as gen_backend_stubs does",
+        "Generate an out-of-tree backend's kernel class header and dispatcher registrations "
+        "from its backend YAML, byte for byte as `python -m torchgen.gen_backend_stubs` does, "
+        "with the same flags.",
+        "opgen.targets.backend.command",
+        "run_backend",
+    ),
+    _Command(
+        "lazy",
+        "generate a lazy-tensor backend's IR and kernels, as gen_lazy_tensor does",
+        "Generate a lazy-tensor backend's IR node classes, kernels, kernel class header and "
+        "registrations from its backend YAML, byte for byte as torchgen's gen_lazy_tensor "
+        "does, with the same flags (and one per run_gen_lazy_tensor argument).",
+        "opgen.targets.lazy.command",
+        "run_lazy",
+    ),
+    _Command(
+        "mlx",
+        "generate an MLX extension (nanobind bindings with gradients) from an MLX spec",
+        "Generate an MLX extension module from an MLX operator spec: the C++ operators "
+        "(custom_vjp from gradient formulas, Primitive classes for kernels), nanobind "
+        "bindings, a type stub and a CMake function that builds them.",
+        "opgen.targets.mlx.command",
+        "run_mlx",
+    ),
+    _Command(
+        "diff",
+        "compatibility breaks between two specs, by PyTorch's rules",
+        "Compare two specs operator by operator: every change, located in both files, as "
+        "backward-incompatible, forward-incompatible (as PyTorch's schema checks decide) or "
+        "informational. Exit status 1 when a break is not allowed.",
+        "opgen.tooling.diff.command",
+        "run_diff",
+    ),
+    _Command(
+        "coverage",
+        "how much of another spec's operators a spec or backend implements",
+        "How much of OTHER's operators SPEC implements, grouped by tag and by tier, with the "
+        "missing operators. SPEC and OTHER are each a spec (native_functions.yaml), a backend "
+        "YAML or a text file of operator names.",
+        "opgen.tooling.coverage.command",
+        "run_coverage",
+    ),
+    _Command(
+        "torch-library",
+        "generate a PyTorch custom-op library (C++ and Python) from a library spec",
+        "Generate a PyTorch custom-op library from a library spec: schemas and registrations, "
+        "kernel declarations, a C++ API, Autograd kernels from gradient formulas, and a typed "
+        "Python package.",
+        "opgen.targets.torch_library.command",
+        "run",
+    ),
+)
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser; with `only`, just that command's arguments (the others are only listed),
+    so that a run imports no other command's module."""
     parser = argparse.ArgumentParser(
         prog="opgen",
         description="Generate operator code from PyTorch's operator spec language.",
     )
     parser.add_argument("--version", action="version", version=f"opgen {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    if only in (None, "check", "dump"):
+        _add_check_and_dump(commands)
+    else:
+        commands.add_parser("check", help="load and validate a spec")
+        commands.add_parser("dump", help="print the model as JSON Lines")
+    for command in _COMMANDS:
+        if only not in (None, command.name):
+            commands.add_parser(command.name, help=command.help)
+            continue
+        module = importlib.import_module(command.module)
+        sub = commands.add_parser(
+            command.name,
+            help=command.help,
+            description=command.description or module.DESCRIPTION,
+            formatter_class=(
+                argparse.HelpFormatter
+                if command.description
+                else argparse.RawDescriptionHelpFormatter
+            ),
+        )
+        module.add_arguments(sub)
+        sub.set_defaults(run=getattr(module, command.run))
+    return parser
+
+
+def _add_check_and_dump(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    from opgen.targets.torch_library import command as library_command
 
     check = commands.add_parser(
         "check", help="load and validate a spec", description="Load and validate a spec."
@@ -127,132 +262,6 @@ def build_parser() -> argparse.ArgumentParser:
     add_jobs_argument(dump, "the records")
     dump.set_defaults(run=run_dump)
 
-    aten = commands.add_parser(
-        "aten",
-        help="generate ATen's files, as `python -m torchgen.gen` does",
-        description="Generate ATen's files from --source-path, byte for byte as "
-        "`python -m torchgen.gen` does, with the same flags.",
-    )
-    aten_command.add_arguments(aten)
-    aten.set_defaults(run=aten_command.run_aten)
-
-    autograd = commands.add_parser(
-        "autograd",
-        help="generate the autograd files, as torchgen's gen_autograd does",
-        description="Generate the autograd files (Functions, VariableType, ADInplaceOrViewType, "
-        "TraceType, ViewFuncs, variable_factories) from derivatives.yaml and the spec, byte for "
-        "byte as `python -m torchgen.packaged.autograd.gen_autograd` does.",
-    )
-    autograd_command.add_arguments(autograd)
-    autograd.set_defaults(run=autograd_command.run_autograd)
-
-    annotated = commands.add_parser(
-        "annotated-fn-args",
-        help="generate annotated_fn_args.py, as torchgen's gen_annotated_fn_args does",
-        description="Generate annotated_fn_args.py (the arguments of every Python binding, for "
-        "PyTorch's __torch_function__ tests), byte for byte as "
-        "`python -m torchgen.packaged.autograd.gen_annotated_fn_args` does.",
-    )
-    annotated_command.add_arguments(annotated)
-    annotated.set_defaults(run=annotated_command.run_annotated_fn_args)
-
-    python = commands.add_parser(
-        "python",
-        help="generate the Python bindings, as torchgen's gen_autograd_python does",
-        description="Generate the Python bindings (python_functions, python_torch_functions, "
-        "python_variable_methods, python_<module>_functions, python_return_types, "
-        "python_enum_tag) from the spec, derivatives.yaml and deprecated.yaml, byte for byte "
-        "as torchgen's gen_autograd_python does.",
-    )
-    python_command.add_arguments(python)
-    python.set_defaults(run=python_command.run_python)
-
-    pyi = commands.add_parser(
-        "pyi",
-        help="generate the .pyi stubs of torch's generated bindings, as tools/pyi/gen_pyi.py does",
-        description=pyi_command.DESCRIPTION,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    pyi_command.add_arguments(pyi)
-    pyi.set_defaults(run=pyi_command.run_pyi)
-
-    backend = commands.add_parser(
-        "backend",
-        help="generate an out-of-tree backend's registrations, as gen_backend_stubs does",
-        description="Generate an out-of-tree backend's kernel class header and dispatcher "
-        "registrations from its backend YAML, byte for byte as "
-        "`python -m torchgen.gen_backend_stubs` does, with the same flags.",
-    )
-    backend_command.add_arguments(backend)
-    backend.set_defaults(run=backend_command.run_backend)
-
-    lazy = commands.add_parser(
-        "lazy",
-        help="generate a lazy-tensor backend's IR and kernels, as gen_lazy_tensor does",
-        description="Generate a lazy-tensor backend's IR node classes, kernels, kernel class "
-        "header and registrations from its backend YAML, byte for byte as torchgen's "
-        "gen_lazy_tensor does, with the same flags (and one per run_gen_lazy_tensor argument).",
-    )
-    lazy_command.add_arguments(lazy)
-    lazy.set_defaults(run=lazy_command.run_lazy)
-
-    mlx = commands.add_parser(
-        "mlx",
-        help="generate an MLX extension (nanobind bindings with gradients) from an MLX spec",
-        description="Generate an MLX extension module from an MLX operator spec: the C++ "
-        "operators (custom_vjp from gradient formulas, Primitive classes for kernels), "
-        "nanobind bindings, a type stub and a CMake function that builds them.",
-    )
-    mlx_command.add_arguments(mlx)
-    mlx.set_defaults(run=mlx_command.run_mlx)
-
-    diff = commands.add_parser(
-        "diff",
-        help="compatibility breaks between two specs, by PyTorch's rules",
-        description="Compare two specs operator by operator: every change, located in both "
-        "files, as backward-incompatible, forward-incompatible (as PyTorch's schema checks "
-        "decide) or informational. Exit status 1 when a break is not allowed.",
-    )
-    diff_command.add_arguments(diff)
-    diff.set_defaults(run=diff_command.run_diff)
-
-    coverage = commands.add_parser(
-        "coverage",
-        help="how much of another spec's operators a spec or backend implements",
-        description="How much of OTHER's operators SPEC implements, grouped by tag and by "
-        "tier, with the missing operators. SPEC and OTHER are each a spec "
-        "(native_functions.yaml), a backend YAML or a text file of operator names.",
-    )
-    coverage_command.add_arguments(coverage)
-    coverage.set_defaults(run=coverage_command.run_coverage)
-
-    library = commands.add_parser(
-        "torch-library",
-        help="generate a PyTorch custom-op library (C++ and Python) from a library spec",
-        description="Generate a PyTorch custom-op library from a library spec: schemas and "
-        "registrations, kernel declarations, a C++ API, Autograd kernels from gradient "
-        "formulas, and a typed Python package.",
-    )
-    library_command.add_arguments(library)
-    library.set_defaults(run=run_torch_library)
-    return parser
-
-
-def _report(diagnostics: Iterable[Diagnostic], err: TextIO) -> None:
-    sources: dict[str, list[str]] = {}
-    for d in diagnostics:
-        if d.location is not None and d.location.file not in sources:
-            sources[d.location.file] = _read_for_display(d.location.file).splitlines()
-        err.write(render(d, sources) + "\n")
-
-
-def _read_for_display(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8", errors="replace") as f:
-            return f.read()
-    except OSError:
-        return ""
-
 
 def _load(args: argparse.Namespace) -> Spec:
     paths = spec_paths(args.native_yaml, args.tags)
@@ -261,17 +270,13 @@ def _load(args: argparse.Namespace) -> Spec:
     return spec
 
 
-def run_torch_library(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    return library_command.run(args, out, err, _report)
-
-
 def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.mlx is not None:
         return _check_mlx(args, out, err)
     if args.library:
         return _check_library(args, out, err)
     spec = _load(args)
-    _report(spec.warnings, err)
+    write_diagnostics(spec.warnings, err)
     derivatives = None if args.derivatives is None else _check_derivatives(spec, args)
     deprecated = None if args.deprecated is None else _check_deprecated(spec, args)
     backend = None if args.backend is None else _check_backend(spec, args)
@@ -358,8 +363,10 @@ def _check_library(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.native_yaml is None:
         err.write("opgen check: error: --library needs the library spec\n")
         return 2
+    from opgen.targets.torch_library import command as library_command
+
     library = library_command.load(args)
-    _report(library.warnings, err)
+    write_diagnostics(library.warnings, err)
     if library.warnings and args.werror:
         return 1
     out.write(f"{args.native_yaml}: ok: {library_command.summary(library)}\n")
@@ -370,12 +377,17 @@ def run_dump(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from opgen.dump import dump_chunks  # json is not needed by the other commands
 
     spec = _load(args)
-    _report(spec.warnings, err)
+    write_diagnostics(spec.warnings, err)
     workers = default_jobs() if args.jobs is None else args.jobs
     chunks = dump_chunks(spec, signatures=args.signatures, workers=workers, retain=args.retain)
     for text in chunks:
         out.write(text)
     return 0
+
+
+def _command_of(argv: Sequence[str]) -> str | None:
+    """The command `argv` names, if it starts with one (else the whole parser is built)."""
+    return argv[0] if argv and not argv[0].startswith("-") else None
 
 
 def main(
@@ -394,7 +406,7 @@ def main(
     """
     out = out or sys.stdout
     err = err or sys.stderr
-    parser = build_parser()
+    parser = build_parser(_command_of(sys.argv[1:] if argv is None else argv))
     try:
         args = parser.parse_args(argv)
     except SystemExit as e:  # argparse: --help/--version exit 0, usage errors exit 2
@@ -405,7 +417,7 @@ def main(
         with _collection_paused():
             return run(args, out, err)
     except SpecError as e:
-        _report(e.diagnostics, err)
+        write_diagnostics(e.diagnostics, err)
         return 1
     except BrokenPipeError:  # e.g. `opgen dump | head`
         return 0

@@ -15,7 +15,7 @@ never a user error.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Literal
+from typing import Literal, TextIO
 
 from opgen.frozen import frozen
 
@@ -101,3 +101,20 @@ def render(diagnostic: Diagnostic, sources: Mapping[str, Sequence[str]]) -> str:
         width = max(1, min(loc.length, len(source) - loc.col + 1))
         lines.append(f"  {pad}^{'~' * (width - 1)}")
     return "\n".join(lines)
+
+
+def write_diagnostics(diagnostics: Iterable[Diagnostic], err: TextIO) -> None:
+    """Write each diagnostic rendered with its source line, reading each file once."""
+    sources: dict[str, list[str]] = {}
+    for d in diagnostics:
+        if d.location is not None and d.location.file not in sources:
+            sources[d.location.file] = _read_for_display(d.location.file).splitlines()
+        err.write(render(d, sources) + "\n")
+
+
+def _read_for_display(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except OSError:
+        return ""

@@ -8,16 +8,13 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, TextIO
 
-from opgen.diagnostics import Diagnostic
+from opgen.diagnostics import write_diagnostics
 from opgen.extension_output import add_listing_arguments, list_or_write
 
 if TYPE_CHECKING:
     from opgen.targets.torch_library.library import Library, LibraryPaths
-
-Report = Callable[[Iterable[Diagnostic], TextIO], None]
 
 
 def add_library_arguments(parser: argparse.ArgumentParser) -> None:
@@ -86,11 +83,11 @@ def load(args: argparse.Namespace) -> Library:
     return load_library(library_paths(args))
 
 
-def run(args: argparse.Namespace, out: TextIO, err: TextIO, report: Report) -> int:
+def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from opgen.targets.torch_library.generate import cpp_sources, generate
 
     library = load(args)
-    report(library.warnings, err)
+    write_diagnostics(library.warnings, err)
     outputs = generate(library, args.output_dir, args.native_yaml)
     written = list_or_write(args, outputs, cpp_sources(library), out)
     if written is None:

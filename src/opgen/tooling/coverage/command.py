@@ -16,8 +16,7 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, TextIO
 
-from opgen.diagnostics import SpecError
-from opgen.tooling.messages import write_diagnostics
+from opgen.diagnostics import SpecError, write_diagnostics
 
 if TYPE_CHECKING:
     from opgen.spec.model import Spec

@@ -15,7 +15,7 @@ import datetime
 import os
 from typing import TextIO
 
-from opgen.tooling.messages import write_diagnostics
+from opgen.diagnostics import write_diagnostics
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
