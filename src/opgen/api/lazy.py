@@ -311,11 +311,11 @@ class LazyIrSchema:
     def filtered_args(
         self,
         *,
-        positional: bool = True,
-        keyword: bool = True,
         values: bool = True,
         scalars: bool = True,
         generator: bool = True,
+        positional: bool = True,
+        keyword: bool = True,
     ) -> list[LazyArgument]:
         """The arguments, in order, of the kinds asked for.
 
