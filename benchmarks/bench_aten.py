@@ -3,11 +3,12 @@
 Both configurations real builds use are measured in one run: the default and
 `--per-operator-headers` (or only the flags given after `--`). Each run writes
 into fresh, empty output directories (a clean build), made and removed outside
-the timing. Within a configuration the runs alternate, torchgen then opgen
-with each `--jobs` value; the script prints each side's median wall and CPU
-time (user + system, workers included), the medians of the paired ratios and
-the peak RSS of the largest process. Before timing, it checks that the output
-trees are identical.
+the timing (`paired.Scratch`: all are removed only once every run is done).
+Within a configuration the runs alternate, torchgen then opgen with each
+`--jobs` value; the script prints each side's median wall and CPU time (user +
+system, workers included), the medians of the paired ratios and the peak RSS of
+the largest process. Before timing, it checks that the output trees are
+identical.
 
 It then runs each side once more, untimed, sampling the memory of the
 process and of any worker it forks (PSS, so shared pages count once).
@@ -19,16 +20,21 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from paired import REPO, compile_bytecode, peak_memory, same_tree, torchgen_native_dir
+from paired import (
+    REPO,
+    Scratch,
+    compile_bytecode,
+    peak_memory,
+    same_tree,
+    torchgen_native_dir,
+)
 
 CONFIGURATIONS = ([], ["--per-operator-headers"])
 
@@ -69,7 +75,7 @@ def main() -> int:
     aten = torchgen_native_dir().parent
     configurations = [args.flags] if args.flags else [list(c) for c in CONFIGURATIONS]
     compile_bytecode()
-    scratch = Path(tempfile.mkdtemp(prefix="bench-"))
+    scratch = Scratch()
     try:
         for flags in configurations:
             sides = [Side("torchgen.gen", [sys.executable, "-m", "torchgen.gen"])]
@@ -82,22 +88,21 @@ def main() -> int:
                 return 1
             print(_report(" ".join(flags) or "default flags", sides), flush=True)
     finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+        scratch.remove()
     return 0
 
 
-def _measure(sides: list[Side], aten: Path, flags: list[str], scratch: Path, runs: int) -> bool:
-    def command(side: Side) -> list[str]:
-        root = scratch / str(sides.index(side))
-        shutil.rmtree(root, ignore_errors=True)
-        root.mkdir()
+def _measure(sides: list[Side], aten: Path, flags: list[str], scratch: Scratch, runs: int) -> bool:
+    def command(side: Side, root: Path | None = None) -> list[str]:
+        root = root or scratch.fresh(str(sides.index(side)))
         layout = ["-s", str(aten), "-d", str(root / "out")]
         return [*side.generator, *layout, "--aoti-install-dir", str(root / "aoti"), *flags]
 
-    for side in sides:  # also warms the file cache
-        measured(command(side))
-    for side in sides[1:]:
-        if not same_tree(scratch / "0", scratch / str(sides.index(side))):
+    first = [scratch.fresh(str(i)) for i in range(len(sides))]
+    for side, root in zip(sides, first, strict=True):  # also warms the file cache
+        measured(command(side, root))
+    for root in first[1:]:
+        if not same_tree(first[0], root):
             print("the output trees differ; run the conformance tests", file=sys.stderr)
             return False
     for _ in range(runs):

@@ -145,11 +145,18 @@ def shard_index(key: str, num_shards: int) -> int:
     return int.from_bytes(digest, "little") % num_shards
 
 
-def _relative(path: str) -> PurePosixPath:
-    rel = PurePosixPath(path)
-    if rel.is_absolute() or ".." in rel.parts or not rel.parts:
-        raise OutputError(f"output path must be relative and inside its root: {path!r}")
-    return rel
+def _relative(path: str) -> str:
+    """`path` normalised as `PurePosixPath` would (`a//./b` is `a/b`); must stay in its root.
+
+    A run adds thousands of paths, nearly all already normal; those skip pathlib.
+    """
+    parts = path.split("/")
+    if "" in parts or "." in parts or ".." in parts:
+        rel = PurePosixPath(path)
+        if rel.is_absolute() or ".." in rel.parts or not rel.parts:
+            raise OutputError(f"output path must be relative and inside its root: {path!r}")
+        return rel.as_posix()
+    return path
 
 
 @frozen
@@ -237,7 +244,7 @@ class OutputSet:
         self.root = Path(root)
         self._templates = templates
         self._generator = generator
-        self._entries: dict[PurePosixPath, _Entry] = {}
+        self._entries: dict[str, _Entry] = {}  # by normalised relative POSIX path
 
     def add(
         self,
@@ -293,6 +300,7 @@ class OutputSet:
         `weight` is as for `add`.
         """
         rel, name, base = _relative(path), path if template is None else template, base_env or {}
+        pure = PurePosixPath(rel)
         declared = set(sharded_keys)
         if num_shards < 1:
             raise OutputError(f"{rel}: num_shards must be at least 1, not {num_shards}")
@@ -306,7 +314,7 @@ class OutputSet:
             sharded_base[k] = initial
         envs = _ShardEnvs(tuple(items), key, env, num_shards, base, sharded_base)
         for index, shard_id in enumerate(_shard_ids(num_shards)):
-            shard_path = rel.with_stem(rel.stem + shard_id).as_posix()
+            shard_path = pure.with_stem(pure.stem + shard_id).as_posix()
             render = functools.partial(self._render_shard, name, source, envs, index)
             self.add(shard_path, render, listed=index > 0, family=family or envs, weight=weight)
 
@@ -331,7 +339,7 @@ class OutputSet:
 
     def paths(self) -> list[str]:
         """Every relative path, in the order added."""
-        return [rel.as_posix() for rel in self._entries]
+        return list(self._entries)
 
     def text(self, path: str) -> str:
         return self._entries[_relative(path)].render()
@@ -393,7 +401,8 @@ def write_files(
     one process. The renames happen here, in sorted order, either way.
 
     `make_roots` creates each root even when it stays empty or the run is dry,
-    as gen.py does for its install dirs.
+    as gen.py does for its install dirs. A directory this call creates held no
+    earlier outputs, so its files are written without reading what is there.
     """
     sets = list(sets)
     # Paths are plain strings from here on: a run writes thousands of files, and
@@ -407,16 +416,14 @@ def write_files(
                 raise OutputError(f"{file} is written by two output sets")
             targets[file] = entry
     files = sorted(targets, key=_path_order)
-    if make_roots:
-        for output_set in sets:
-            output_set.root.mkdir(parents=True, exist_ok=True)
+    fresh = make_fresh_roots(s.root for s in sets) if make_roots else []
     if dry_run:
         return WriteReport(tuple(files), ())
     if jobs <= 1:  # in this process, in the units' order; _stage_files cleans up on failure
         order = [file for unit in _units(files, targets, len(files) + 1) for file in unit]
-        staged = _stage_files(order, targets)
+        staged = _stage_files(order, targets, fresh)
     else:
-        staged = _stage_in_parallel(files, targets, jobs)
+        staged = _stage_in_parallel(files, targets, jobs, fresh)
     staged.sort(key=lambda pair: _path_order(pair[1]))
     try:
         for temp, file in staged:
@@ -442,12 +449,12 @@ def _remove(file: str) -> None:
 
 
 def _stage_in_parallel(
-    files: Sequence[str], targets: Mapping[str, _Entry], jobs: int
+    files: Sequence[str], targets: Mapping[str, _Entry], jobs: int, fresh: Sequence[str]
 ) -> list[tuple[str, str]]:
     from opgen.forked import MAX_TASKS, ForkedFailure, run_forked
 
     units = _units(files, targets, MAX_TASKS)
-    tasks = [functools.partial(_stage_files, unit, targets) for unit in units]
+    tasks = [functools.partial(_stage_files, unit, targets, fresh) for unit in units]
     try:
         return [pair for unit in run_forked(tasks, jobs) for pair in unit]
     except ForkedFailure as failure:
@@ -484,13 +491,54 @@ def _units(files: Sequence[str], targets: Mapping[str, _Entry], max_units: int) 
     ]
 
 
-def _stage_files(unit: Sequence[str], targets: Mapping[str, _Entry]) -> list[tuple[str, str]]:
+class _Staging:
+    """What one process's staging knows of the file system as it writes.
+
+    `fresh` directories were created by this run, so they hold no earlier
+    outputs: a file there is written without first reading what is on disk.
+    In a clean build that is every file, and one failed open per file is a
+    measurable part of writing thousands of headers.
+    """
+
+    def __init__(self, fresh: Iterable[str] = ()) -> None:
+        self.made: set[str] = set(fresh)  # directories known to exist
+        self.fresh: set[str] = set(fresh)
+        self.prefix = f"{os.getpid()}-"  # temporary names: unique per process...
+        self.count = 0  # ...and per file within it
+
+    def directory(self, directory: str) -> None:
+        """Make sure `directory` exists, noting whether this run created it."""
+        if directory in self.made:
+            return
+        if not os.path.isdir(directory):
+            os.makedirs(directory, exist_ok=True)
+            self.fresh.add(directory)
+        self.made.add(directory)
+
+    def temp_name(self, name: str) -> str:
+        self.count += 1
+        return f".{name}.{self.prefix}{self.count}.tmp"
+
+
+def make_fresh_roots(roots: Iterable[str | Path]) -> list[str]:
+    """Create each root that is missing; returns those created (none held files before)."""
+    created = []
+    for root in [os.fspath(r) for r in roots]:
+        if not os.path.isdir(root):
+            os.makedirs(root, exist_ok=True)
+            created.append(root)
+    return created
+
+
+def _stage_files(
+    unit: Sequence[str], targets: Mapping[str, _Entry], fresh: Sequence[str] = ()
+) -> list[tuple[str, str]]:
     """(temporary file, target) for each file of `unit` that changed; all or none staged."""
     staged: list[tuple[str, str]] = []
-    made: set[str] = set()  # directories known to exist
+    staging = _Staging(fresh)
     try:
         for file in unit:
-            temp = _stage_if_changed(file, targets[file].render(), made)
+            temp = _stage_if_changed(file, targets[file].render(), staging)
             if temp is not None:
                 staged.append((temp, file))
     except BaseException:
@@ -502,7 +550,7 @@ def _stage_files(unit: Sequence[str], targets: Mapping[str, _Entry]) -> list[tup
 
 def write_if_changed(file: Path, text: str) -> bool:
     """Atomically replace `file` with `text` (UTF-8) unless it already holds it."""
-    temp = _stage_if_changed(os.fspath(file), text, set())
+    temp = _stage_if_changed(os.fspath(file), text, _Staging())
     if temp is None:
         return False
     try:
@@ -513,29 +561,31 @@ def write_if_changed(file: Path, text: str) -> bool:
     return True
 
 
-def _stage_if_changed(file: str, text: str, made: set[str]) -> str | None:
+def _stage_if_changed(file: str, text: str, staging: _Staging) -> str | None:
     """A temporary file beside `file` holding `text`, or None if `file` already holds it.
 
     The temporary file gets the mode of the file it will replace, if any.
-    `made` holds directories known to exist; the one made here is added.
     """
     data = text.encode("utf-8")
-    mode: int | None = None
-    try:
-        with open(file, "rb") as existing:
-            if existing.read() == data:
-                return None
-            mode = stat.S_IMODE(os.fstat(existing.fileno()).st_mode)
-    except OSError:
-        pass  # missing or unreadable: write it
     directory, name = os.path.split(file)
-    if directory not in made:
-        os.makedirs(directory, exist_ok=True)
-        made.add(directory)
-    temp, fd = _create_temp(directory, name)
+    staging.directory(directory)
+    mode: int | None = None
+    if directory not in staging.fresh:
+        try:
+            with open(file, "rb") as existing:
+                if existing.read() == data:
+                    return None
+                mode = stat.S_IMODE(os.fstat(existing.fileno()).st_mode)
+        except OSError:
+            pass  # missing or unreadable: write it
+    temp, fd = _create_temp(directory, name, staging)
     try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
+        try:
+            view = memoryview(data)
+            while view:  # os.write may write less than asked
+                view = view[os.write(fd, view) :]
+        finally:
+            os.close(fd)
         if mode is not None:
             os.chmod(temp, mode)
     except BaseException:
@@ -544,11 +594,11 @@ def _stage_if_changed(file: str, text: str, made: set[str]) -> str | None:
     return temp
 
 
-def _create_temp(directory: str, name: str) -> tuple[str, int]:
+def _create_temp(directory: str, name: str, staging: _Staging) -> tuple[str, int]:
     # os.open applies the umask, so a new file gets the mode a plain write would give it.
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-    while True:
-        temp = os.path.join(directory, f".{name}.{os.urandom(6).hex()}.tmp")
+    while True:  # a name left by an earlier, killed run is skipped
+        temp = os.path.join(directory, staging.temp_name(name))
         try:
             return temp, os.open(temp, flags, 0o666)
         except FileExistsError:

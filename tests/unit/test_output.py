@@ -338,6 +338,34 @@ def test_writes_are_atomic_and_leave_no_temporary_files(tmp_path: Path) -> None:
     assert sorted(tree(tmp_path)) == sorted(f"d{i % 3}/f{i}.h" for i in range(20))
 
 
+def test_a_temporary_name_left_by_a_killed_run_is_skipped(tmp_path: Path) -> None:
+    stale = tmp_path / f".a.h.{os.getpid()}-1.tmp"  # this process's first name
+    stale.write_text("left over")
+    out = OutputSet(tmp_path)
+    out.add("a.h", "A")
+    write_files([out])
+    assert (tmp_path / "a.h").read_text() == "A"
+    assert stale.read_text() == "left over"
+    assert sorted(tree(tmp_path)) == [stale.name, "a.h"]
+
+
+def test_a_root_made_by_the_run_gets_its_files_and_an_old_root_keeps_unchanged_ones(
+    tmp_path: Path,
+) -> None:
+    old, new = tmp_path / "old", tmp_path / "new"
+    old.mkdir()
+    (old / "same.h").write_text("S")
+    os.utime(old / "same.h", (0, 0))
+    sets = [OutputSet(old), OutputSet(new / "sub")]
+    for out in sets:
+        out.add("same.h", "S")
+        out.add("d/other.h", "O")
+    report = write_files(sets, make_roots=True)
+    assert report.changed == (new / "sub/d/other.h", new / "sub/same.h", old / "d/other.h")
+    assert (old / "same.h").stat().st_mtime == 0
+    assert (new / "sub/same.h").read_text() == "S"
+
+
 def test_failed_replace_removes_its_temporary_file(tmp_path: Path) -> None:
     (tmp_path / "a.h").mkdir()
     (tmp_path / "a.h" / "keep").write_text("")

@@ -12,7 +12,9 @@ import yaml
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from opgen.targets.aten.yaml_text import _DUMPER, YamlScalars, is_plain, yaml_float
+from opgen.targets.aten.yaml_text import YamlScalars, is_plain, yaml_float
+
+DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # torchgen's choice
 
 
 def dumped_value(value: object, depth: int) -> str:
@@ -20,7 +22,7 @@ def dumped_value(value: object, depth: int) -> str:
     node: object = {"k": value}
     for _ in range(depth - 1):
         node = {"k": [node]}
-    text: str = yaml.dump([node], Dumper=_DUMPER, default_flow_style=False, width=1e9)
+    text: str = yaml.dump([node], Dumper=DUMPER, default_flow_style=False, width=1e9)
     prefix = "".join(f"{'  ' * i}- k:\n" for i in range(depth - 1)) + "  " * (depth - 1) + "- k: "
     assert text.startswith(prefix) and text.endswith("\n")
     return text[len(prefix) : -1]

@@ -52,6 +52,7 @@ from opgen.api.types import (
     ArrayRefCType,
     Binding,
     ConstRefCType,
+    CType,
     Expr,
     MutRefCType,
     NamedCType,
@@ -123,29 +124,32 @@ def translate(
     return [Expr(solver.solve(goal, direct=False), goal) for goal in goal_types]
 
 
+# The cheap views of a binding of each of these types: (the view's type, its expression).
+_VIEWS: dict[CType, tuple[CType, str]] = {
+    CONST_OPTIONAL_TENSOR_REF: (
+        OPTIONAL_TENSOR_REF,
+        "(({0}.has_value() && (*{0}).defined()) ? "
+        "at::OptionalTensorRef(*{0}) : at::OptionalTensorRef())",
+    ),
+    CONST_SCALAR_REF: (OPMATH_T, "({0}).to<opmath_t>()"),
+    CONST_OPTIONAL_SCALAR_REF: (
+        OPTIONAL_SCALAR_REF,
+        "({0}.has_value() ? at::OptionalScalarRef(&({0}.value())) : at::OptionalScalarRef())",
+    ),
+    SCALAR_T: (OPMATH_T, "static_cast<opmath_t>({0})"),
+    CONST_OPTIONAL_TENSOR_LIST_REF: (I_OPT_TENSOR_LIST_REF, "at::IOptTensorListRef({0})"),
+}
+
+
 def _context(bindings: Sequence[Expr | Binding], method: bool) -> dict[NamedCType, str]:
     """The bindings by named type, plus the cheap views every binding also offers."""
     context: dict[NamedCType, str] = {}
     for b in bindings:
         expr, nctype = (b.name, b.nctype) if isinstance(b, Binding) else (b.expr, b.type)
         context[nctype] = expr
-        name, t = nctype.name, nctype.type
-        if t == CONST_OPTIONAL_TENSOR_REF:
-            context[NamedCType(name, OPTIONAL_TENSOR_REF)] = (
-                f"(({expr}.has_value() && (*{expr}).defined()) ? "
-                f"at::OptionalTensorRef(*{expr}) : at::OptionalTensorRef())"
-            )
-        elif t == CONST_SCALAR_REF:
-            context[NamedCType(name, OPMATH_T)] = f"({expr}).to<opmath_t>()"
-        elif t == CONST_OPTIONAL_SCALAR_REF:
-            context[NamedCType(name, OPTIONAL_SCALAR_REF)] = (
-                f"({expr}.has_value() ? at::OptionalScalarRef(&({expr}.value())) : "
-                "at::OptionalScalarRef())"
-            )
-        elif t == SCALAR_T:
-            context[NamedCType(name, OPMATH_T)] = f"static_cast<opmath_t>({expr})"
-        elif t == CONST_OPTIONAL_TENSOR_LIST_REF:
-            context[NamedCType(name, I_OPT_TENSOR_LIST_REF)] = f"at::IOptTensorListRef({expr})"
+        view = _VIEWS.get(nctype.type)
+        if view is not None:
+            context[NamedCType(nctype.name, view[0])] = view[1].format(expr)
     if method:
         this = "const_cast<Tensor&>(*this)"
         context[NamedCType("self", MUT_TENSOR_REF)] = this

@@ -26,9 +26,11 @@ from collections import defaultdict
 
 from opgen.spec.backend import BackendIndex
 from opgen.spec.keys import DispatchKey
+from opgen.spec.native import NativeFunction
 from opgen.targets.aten.dispatch_plan import (
     Item,
     KernelTable,
+    Planned,
     direct_cpp_signatures,
     kernel_namespace,
     output_set_for,
@@ -43,19 +45,20 @@ class _Declarations:
     def __init__(self, run: AtenRun) -> None:
         self.run = run
         self.table = KernelTable(run)
-        self._text: dict[object, str] = {}
+        self._text: dict[NativeFunction, str] = {}
 
     def of(self, index: BackendIndex, item: Item) -> list[str]:
         """One text per planned kernel of the item (its overloads' declarations)."""
-        result = []
-        for p in self.table.plan(index, item):
-            text = self._text.get(p.f)
-            if text is None:
-                group = direct_cpp_signatures(self.run.signatures, p.f)
-                text = "".join(f"TORCH_API {sig.decl()};\n" for sig in group.signatures())
-                self._text[p.f] = text
-            result.append(text)
-        return result
+        return [self.text(p) for p in self.table.plan(index, item)]
+
+    def text(self, p: Planned) -> str:
+        """The planned kernel's overloads, each as `TORCH_API <declaration>;`."""
+        found = self._text.get(p.f)
+        if found is None:
+            group = direct_cpp_signatures(self.run.signatures, p.f)
+            found = "".join(f"TORCH_API {sig.decl()};\n" for sig in group.signatures())
+            self._text[p.f] = found
+        return found
 
 
 def emit_dispatch_headers(run: AtenRun) -> None:
@@ -122,23 +125,24 @@ def _emit_operator_headers(
     """Writes the key's `ops/<root>_<key>_dispatch.h` files; returns the includes of them."""
     index = run.backend_index(key)
     namespace = key.lower()
-    by_root: dict[str, list[Item]] = {}
-    for f in run.spec.functions:
-        by_root.setdefault(f.root_name, [])
-    for item in run.spec.grouped:
-        by_root.setdefault(item.root_name, []).append(item)
-    candidates = set(declarations.table.candidates(key))
-    names = []
-    for root, items in by_root.items():
-        texts = [
-            text for item in items if item in candidates for text in declarations.of(index, item)
-        ]
-        if not texts:
-            continue
-        names.append(root)
+    # Which files exist is needed now (they are listed); their text only when rendered.
+    by_root: dict[str, list[Planned]] = {}
+    for item in declarations.table.candidates(key):
+        if planned := declarations.table.plan(index, item):
+            by_root.setdefault(item.root_name, []).extend(planned)
+    for root, kernels in by_root.items():
         run.outputs.ops.add_template(
             f"{root}_{namespace}_dispatch.h",
-            {"dispatch_namespace": namespace, "dispatch_namespaced_declarations": texts},
+            functools.partial(_operator_env, declarations, namespace, kernels),
             template="DispatchKeyFunction.h",
         )
-    return [f"#include <ATen/ops/{root}_{namespace}_dispatch.h>" for root in sorted(names)]
+    return [f"#include <ATen/ops/{root}_{namespace}_dispatch.h>" for root in sorted(by_root)]
+
+
+def _operator_env(
+    declarations: _Declarations, namespace: str, planned: list[Planned]
+) -> dict[str, object]:
+    return {
+        "dispatch_namespace": namespace,
+        "dispatch_namespaced_declarations": [declarations.text(p) for p in planned],
+    }

@@ -33,6 +33,7 @@ from opgen.spec.groups import NativeFunctionsGroup
 from opgen.spec.keys import CUDA_DISPATCH_KEYS, DispatchKey
 from opgen.spec.native import NativeFunction
 from opgen.targets.aten.dispatch_plan import (
+    DERIVED_STRUCTURED_KEYS,
     Item,
     KernelTable,
     Mode,
@@ -74,7 +75,7 @@ def _is_registered(table: KernelTable, index: BackendIndex, key: DispatchKey, it
         table.kernel(index, f) is not None for f in item.functions()
     ):
         return True
-    return item.structured and key in (K.Meta, K.CompositeExplicitAutogradNonFunctional)
+    return item.structured and key in DERIVED_STRUCTURED_KEYS
 
 
 def operator_headers(table: KernelTable, key: DispatchKey, index: BackendIndex) -> list[str]:
@@ -87,8 +88,10 @@ def operator_headers(table: KernelTable, key: DispatchKey, index: BackendIndex) 
         if functions_header:
             headers.append(f"#include <ATen/{key}Functions.h>")
         return headers
+    # Only the derived keys register items without a kernel for the key.
+    items = run.spec.grouped if key in DERIVED_STRUCTURED_KEYS else table.candidates(key)
     found: set[str] = set()
-    for item in run.spec.grouped:
+    for item in items:
         if not _is_registered(table, index, key, item):
             continue
         root = item.root_name

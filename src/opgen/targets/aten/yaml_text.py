@@ -27,14 +27,6 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any
-
-import yaml
-
-try:
-    _DUMPER: Any = yaml.CSafeDumper
-except AttributeError:  # PyYAML built without libyaml
-    _DUMPER = yaml.SafeDumper
 
 _PLAIN = re.compile(r"[A-Za-z_][\x20-\x7e]*")
 _NOT_PLAIN = re.compile(r": | #|[ :]\Z")
@@ -94,10 +86,13 @@ def is_plain(s: str) -> bool:
 
 def _dumped(s: str, depth: int) -> str:
     """PyYAML's rendering of `s` as a mapping value `depth` sequences deep."""
+    import yaml  # only here: importing PyYAML costs more than most runs need it
+
+    dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # SafeDumper without libyaml
     node: object = {"k": s}
     for _ in range(depth - 1):
         node = {"k": [node]}
     prefix = "".join(f"{'  ' * i}- k:\n" for i in range(depth - 1)) + "  " * (depth - 1) + "- k: "
-    text: str = yaml.dump([node], Dumper=_DUMPER, default_flow_style=False, width=1e9)
+    text: str = yaml.dump([node], Dumper=dumper, default_flow_style=False, width=1e9)
     assert text.startswith(prefix) and text.endswith("\n"), text
     return text[len(prefix) : -1]
