@@ -21,7 +21,7 @@ those are allowed only with `allow_expensive_conversions`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from opgen.api.types import (
     BOOL,
@@ -49,6 +49,7 @@ from opgen.api.types import (
     SYM_INT,
     SYM_INT_ARRAY_REF,
     TENSOR_OPTIONS,
+    ArgName,
     ArrayRefCType,
     Binding,
     ConstRefCType,
@@ -70,6 +71,7 @@ _INT64_VECTOR = VectorCType(INT64)
 _SYM_INT_VECTOR = VectorCType(SYM_INT)
 _OPTIONAL_INT64_VECTOR = OptionalCType(_INT64_VECTOR)
 _OPTIONAL_SCALAR = OptionalCType(SCALAR)
+_OPTIONAL_MEMORY_FORMAT = OptionalCType(MEMORY_FORMAT)
 _INT64_ARRAY_REF = ArrayRefCType(INT64)
 
 # For each TensorOptions part: its type, how to read it off `options`, and off the out tensor.
@@ -83,28 +85,111 @@ _OPTION_PARTS = {
     "device": (OptionalCType(DEVICE), "{}.device_opt()", "{}.device()"),
     "pin_memory": (OptionalCType(BOOL), "{}.pinned_memory_opt()", "::std::nullopt"),
 }
-_OPTION_GOALS = {NamedCType(name, part[0]): name for name, part in _OPTION_PARTS.items()}
+
+# The conversions between arguments of the same name: for a goal type, the types it
+# is made from, tried in order (each looked up directly), and how (`{arg}` is the
+# expression found).
+_Rules = dict[CType, tuple[tuple[CType, str], ...]]
+_CONVERSIONS: _Rules = {
+    INT_ARRAY_REF: (
+        (_INT64_VECTOR, "{arg}"),
+        (SYM_INT_ARRAY_REF, "C10_AS_INTARRAYREF_SLOW({arg})"),
+    ),
+    SYM_INT_ARRAY_REF: (
+        (INT_ARRAY_REF, "c10::fromIntArrayRefSlow({arg})"),
+        (_SYM_INT_VECTOR, "{arg}"),
+    ),
+    SYM_INT: ((INT64, "{arg}"),),
+    _OPTIONAL_SYM_INT: (
+        (
+            _OPTIONAL_INT64,
+            "{arg}.has_value() ? ::std::make_optional(c10::SymInt(*{arg})) : ::std::nullopt",
+        ),
+    ),
+    INT64: ((SYM_INT, "{arg}.guard_int(__FILE__, __LINE__)"),),
+    _OPTIONAL_INT64: (
+        (
+            _OPTIONAL_SYM_INT,
+            "{arg}.has_value() ? ::std::make_optional({arg}->guard_int(__FILE__, __LINE__))"
+            " : ::std::nullopt",
+        ),
+    ),
+    OPTIONAL_INT_ARRAY_REF: (
+        (_OPTIONAL_INT64_VECTOR, "{arg}"),
+        (
+            OPTIONAL_SYM_INT_ARRAY_REF,
+            "{arg}.has_value() ? ::std::make_optional(C10_AS_INTARRAYREF_SLOW(*{arg}))"
+            " : ::std::nullopt",
+        ),
+    ),
+    OPTIONAL_SYM_INT_ARRAY_REF: (
+        (
+            OPTIONAL_INT_ARRAY_REF,
+            "{arg}.has_value() ? ::std::make_optional(c10::fromIntArrayRefSlow(*{arg}))"
+            " : ::std::nullopt",
+        ),
+    ),
+    OPTIONAL_SCALAR_REF: ((_OPTIONAL_SCALAR, "{arg}"),),
+    OPTIONAL_TENSOR_REF: ((OPTIONAL_TENSOR, "{arg}"),),
+}
+# Conversions that copy a non-owning view into an owning value.
+_COPIES: _Rules = {
+    _INT64_VECTOR: ((INT_ARRAY_REF, "{arg}.vec()"),),
+    _SYM_INT_VECTOR: ((SYM_INT_ARRAY_REF, "{arg}.vec()"),),
+    _OPTIONAL_INT64_VECTOR: (
+        (
+            OPTIONAL_INT_ARRAY_REF,
+            "{arg}.has_value() ? ::std::make_optional({arg}->vec()) : ::std::nullopt",
+        ),
+    ),
+    _OPTIONAL_SCALAR: (
+        (OPTIONAL_SCALAR_REF, "{arg}.has_value() ? ::std::make_optional({arg}) : ::std::nullopt"),
+    ),
+    OPTIONAL_TENSOR: (
+        (OPTIONAL_TENSOR_REF, "{arg}.has_value() ? ::std::make_optional({arg}) : ::std::nullopt"),
+    ),
+}
 
 
 class UnsatError(RuntimeError):
     """No expression of the goal's type can be built from the bindings."""
 
 
-def call_arguments(bindings: Sequence[Binding], goals: Sequence[Binding]) -> str:
-    """The arguments of a call, as `translate` writes them, found directly when it can be.
+def call_expressions(bindings: Sequence[Binding], goals: Sequence[Binding]) -> list[str]:
+    """`translate(bindings, goals)`'s expressions, found directly when they can be.
 
-    `translate` first looks each goal up among the bindings, by name and type, and
-    parameter names are unique, so when every goal is a parameter as it is, each
-    argument is just the parameter's name; only the other calls need the search.
+    `translate` first looks each goal up among the bindings, by name and type (a
+    const reference goal also takes a mutable reference). When the bindings' names
+    are unique, as parameters' are, and each goal is its namesake that way, every
+    expression is a binding's name; only the other calls need the search.
     """
     by_name = {b.nctype.name: b for b in bindings}
-    direct = []
-    for g in goals:
-        b = by_name.get(g.nctype.name)
-        if b is None or not (b.nctype is g.nctype or b.nctype == g.nctype):
-            return ", ".join(e.expr for e in translate(bindings, goals))
-        direct.append(b.name)
-    return ", ".join(direct)
+    if len(by_name) == len(bindings):
+        names = []
+        for goal in goals:
+            b = by_name.get(goal.nctype.name)
+            if b is None or not _binds_directly(b.nctype.type, goal.nctype.type):
+                break
+            names.append(b.name)
+        else:
+            return names
+    return [e.expr for e in translate(bindings, goals)]
+
+
+def call_arguments(bindings: Sequence[Binding], goals: Sequence[Binding]) -> str:
+    """The arguments of a call, as `translate` writes them (see `call_expressions`)."""
+    return ", ".join(call_expressions(bindings, goals))
+
+
+def _binds_directly(bound: CType, goal: CType) -> bool:
+    """Whether `translate` answers a goal of type `goal` with a namesake of type `bound`."""
+    if bound is goal or bound == goal:
+        return True
+    return (
+        isinstance(goal, ConstRefCType)
+        and isinstance(bound, MutRefCType)
+        and bound.elem == goal.elem
+    )
 
 
 def translate(
@@ -119,9 +204,14 @@ def translate(
     `method` says the code is inside a Tensor method, where `self` is `*this`.
     """
     goal_types = [g.nctype if isinstance(g, Binding) else g for g in goals]
-    context = _context(bindings, method)
-    solver = _Solver(context, goal_types, allow_expensive_conversions)
-    return [Expr(solver.solve(goal, direct=False), goal) for goal in goal_types]
+    solver = _Solver(_scope(bindings, method), goal_types, allow_expensive_conversions)
+    exprs = []
+    for goal in goal_types:
+        found = solver.solve(goal.name, goal.type, direct=False)
+        if found is None:
+            raise solver.unsat(goal)
+        exprs.append(Expr(found, goal))
+    return exprs
 
 
 # The cheap views of a binding of each of these types: (the view's type, its expression).
@@ -140,191 +230,140 @@ _VIEWS: dict[CType, tuple[CType, str]] = {
     CONST_OPTIONAL_TENSOR_LIST_REF: (I_OPT_TENSOR_LIST_REF, "at::IOptTensorListRef({0})"),
 }
 
+# What is in scope, by argument name: each name's (type, expression) pairs, where a
+# later pair of the same type replaces an earlier one. Keyed by name, because only
+# arguments of the same name convert into each other (and names hash cheaply, where
+# a named type hashes through every level of its type).
+_Scope = dict[ArgName, list[tuple[CType, str]]]
 
-def _context(bindings: Sequence[Expr | Binding], method: bool) -> dict[NamedCType, str]:
-    """The bindings by named type, plus the cheap views every binding also offers."""
-    context: dict[NamedCType, str] = {}
+
+def _scope(bindings: Sequence[Expr | Binding], method: bool) -> _Scope:
+    """The bindings, plus the cheap views every binding also offers."""
+    scope: _Scope = {}
     for b in bindings:
         expr, nctype = (b.name, b.nctype) if isinstance(b, Binding) else (b.expr, b.type)
-        context[nctype] = expr
-        view = _VIEWS.get(nctype.type)
+        t = nctype.type
+        pairs = scope.get(nctype.name)
+        if pairs is None:
+            pairs = scope[nctype.name] = []
+        pairs.append((t, expr))
+        view = _VIEWS.get(t)
         if view is not None:
-            context[NamedCType(nctype.name, view[0])] = view[1].format(expr)
+            pairs.append((view[0], view[1].format(expr)))
     if method:
         this = "const_cast<Tensor&>(*this)"
-        context[NamedCType("self", MUT_TENSOR_REF)] = this
-        context[NamedCType("self", CONST_TENSOR_REF)] = this
-    return context
+        scope.setdefault("self", []).extend(((MUT_TENSOR_REF, this), (CONST_TENSOR_REF, this)))
+    return scope
 
 
 class _Solver:
+    """The search; each step returns None where it finds nothing, so that failed
+    attempts cost no exception."""
+
     def __init__(
-        self,
-        context: dict[NamedCType, str],
-        goals: list[NamedCType],
-        allow_expensive_conversions: bool,
+        self, scope: _Scope, goals: list[NamedCType], allow_expensive_conversions: bool
     ) -> None:
-        self.context = context
+        self.scope = scope
         self.goals = goals
         self.allow_expensive_conversions = allow_expensive_conversions
 
     def unsat(self, goal: NamedCType) -> UnsatError:
         available = "\n".join(
-            f"  {t.cpp_type()} {_name(t)}; // {e}" for t, e in self.context.items()
+            f"  {t.cpp_type()} {_name(name)}; // {e}"
+            for name, pairs in self.scope.items()
+            for t, e in pairs
         )
         return UnsatError(
-            f'cannot build "{goal.cpp_type()} {_name(goal)}" from the bindings in scope:\n'
+            f'cannot build "{goal.cpp_type()} {_name(goal.name)}" from the bindings in scope:\n'
             f"{available}\n"
             "(a conversion rule may be missing from opgen.api.translate)"
         )
 
-    def direct(self, goal: NamedCType) -> str:
-        return self.solve(goal, direct=True)
+    def lookup(self, name: ArgName, t: CType) -> str | None:
+        """The expression in scope with this name and type, the latest if several."""
+        for bound, expr in reversed(self.scope.get(name, ())):
+            if bound is t or bound == t:
+                return expr
+        return None
 
-    def first(self, *attempts: Callable[[], str]) -> str:
-        """The first attempt that succeeds; the last one's failure otherwise."""
-        for attempt in attempts[:-1]:
-            try:
-                return attempt()
-            except UnsatError:
-                pass
-        return attempts[-1]()
+    def direct(self, name: ArgName, t: CType) -> str | None:
+        return self.solve(name, t, direct=True)
 
-    def solve(self, goal: NamedCType, *, direct: bool) -> str:
-        found = self.context.get(goal)
+    def solve(self, name: ArgName, t: CType, *, direct: bool) -> str | None:
+        found = self.lookup(name, t)
         if found is not None:
             return found
-        name, t = goal.name, goal.type
         # A reference goal accepts a less const binding, or the value itself.
         if isinstance(t, ConstRefCType):
-            try:
-                return self.solve(NamedCType(name, MutRefCType(t.elem)), direct=direct)
-            except UnsatError:
-                pass
-        if isinstance(t, MutRefCType):
-            try:
-                return self.solve(NamedCType(name, t.elem), direct=direct)
-            except UnsatError:
-                pass
+            found = self.solve(name, MutRefCType(t.elem), direct=direct)
+        elif isinstance(t, MutRefCType):
+            found = self.solve(name, t.elem, direct=direct)
+        if found is not None:
+            return found
         if t == _INT64_ARRAY_REF:
-            return self.solve(NamedCType(name, INT_ARRAY_REF), direct=direct)
+            return self.solve(name, INT_ARRAY_REF, direct=direct)
         if direct:
-            raise self.unsat(goal)
-        converted = self.convert(goal)
+            return None
+        converted = self.convert(name, t)
         if converted is not None:
             return converted
         if t == MUT_TENSOR_REF:
-            return f"const_cast<Tensor&>({self.direct(NamedCType(name, CONST_TENSOR_REF))})"
-        raise self.unsat(goal)
+            this = self.direct(name, CONST_TENSOR_REF)
+            return None if this is None else f"const_cast<Tensor&>({this})"
+        return None
 
-    def convert(self, goal: NamedCType) -> str | None:
-        """The goal built from one other named type, or None if no rule applies."""
-        name, t = goal.name, goal.type
-        if goal == NamedCType("memory_format", OptionalCType(MEMORY_FORMAT)):
+    def convert(self, name: ArgName, t: CType) -> str | None:
+        """The goal built from one other named type, or None."""
+        if name == "memory_format" and t == _OPTIONAL_MEMORY_FORMAT:
             return self.memory_format()
-        if goal == NamedCType("options", TENSOR_OPTIONS):
-            dtype, layout, device, pin_memory = (
-                self.direct(NamedCType(part, _OPTION_PARTS[part][0]))
+        if name == "options" and t == TENSOR_OPTIONS:
+            parts = [
+                self.direct(part, _OPTION_PARTS[part][0])
                 for part in ("dtype", "layout", "device", "pin_memory")
-            )
+            ]
+            if None in parts:
+                return None
+            dtype, layout, device, pin_memory = parts
             return (
                 f"TensorOptions().dtype({dtype}).layout({layout})"
                 f".device({device}).pinned_memory({pin_memory})"
             )
-        part = _OPTION_GOALS.get(goal)
-        if part is not None:
-            return self.option_part(part)
-        same = NamedCType
-        if t == INT_ARRAY_REF:
-            return self.first(
-                lambda: self.direct(same(name, _INT64_VECTOR)),
-                lambda: f"C10_AS_INTARRAYREF_SLOW({self.direct(same(name, SYM_INT_ARRAY_REF))})",
-            )
-        if t == SYM_INT_ARRAY_REF:
-            return self.first(
-                lambda: f"c10::fromIntArrayRefSlow({self.direct(same(name, INT_ARRAY_REF))})",
-                lambda: self.direct(same(name, _SYM_INT_VECTOR)),
-            )
-        if t == SYM_INT:
-            return self.direct(same(name, INT64))
-        if t == _OPTIONAL_SYM_INT:
-            arg = self.direct(same(name, _OPTIONAL_INT64))
-            return f"{arg}.has_value() ? ::std::make_optional(c10::SymInt(*{arg})) : ::std::nullopt"
-        if t == INT64:
-            return f"{self.direct(same(name, SYM_INT))}.guard_int(__FILE__, __LINE__)"
-        if t == _OPTIONAL_INT64:
-            arg = self.direct(same(name, _OPTIONAL_SYM_INT))
-            return (
-                f"{arg}.has_value() ? ::std::make_optional({arg}->guard_int(__FILE__, __LINE__))"
-                " : ::std::nullopt"
-            )
-        if t == OPTIONAL_INT_ARRAY_REF:
-
-            def from_symint() -> str:
-                arg = self.direct(same(name, OPTIONAL_SYM_INT_ARRAY_REF))
-                return (
-                    f"{arg}.has_value() ? ::std::make_optional(C10_AS_INTARRAYREF_SLOW(*{arg}))"
-                    " : ::std::nullopt"
-                )
-
-            return self.first(lambda: self.direct(same(name, _OPTIONAL_INT64_VECTOR)), from_symint)
-        if t == OPTIONAL_SYM_INT_ARRAY_REF:
-            arg = self.direct(same(name, OPTIONAL_INT_ARRAY_REF))
-            return (
-                f"{arg}.has_value() ? ::std::make_optional(c10::fromIntArrayRefSlow(*{arg}))"
-                " : ::std::nullopt"
-            )
-        if t == OPTIONAL_SCALAR_REF:
-            return self.direct(same(name, _OPTIONAL_SCALAR))
-        if t == OPTIONAL_TENSOR_REF:
-            return self.direct(same(name, OPTIONAL_TENSOR))
-        if self.allow_expensive_conversions:
-            return self.copy(goal)
+        if isinstance(name, str) and name in _OPTION_PARTS and t == _OPTION_PARTS[name][0]:
+            return self.option_part(name)
+        rules = _CONVERSIONS.get(t)
+        if rules is None and self.allow_expensive_conversions:
+            rules = _COPIES.get(t)
+        if rules is None:
+            return None
+        for source, written in rules:
+            arg = self.direct(name, source)
+            if arg is not None:
+                return written.format(arg=arg)
         return None
 
-    def copy(self, goal: NamedCType) -> str | None:
-        """Conversions that copy a non-owning view into an owning value."""
-        name, t = goal.name, goal.type
-        if t == _INT64_VECTOR:
-            return f"{self.direct(NamedCType(name, INT_ARRAY_REF))}.vec()"
-        if t == _SYM_INT_VECTOR:
-            return f"{self.direct(NamedCType(name, SYM_INT_ARRAY_REF))}.vec()"
-        views = {
-            _OPTIONAL_INT64_VECTOR: (OPTIONAL_INT_ARRAY_REF, "->vec()"),
-            _OPTIONAL_SCALAR: (OPTIONAL_SCALAR_REF, ""),
-            OPTIONAL_TENSOR: (OPTIONAL_TENSOR_REF, ""),
-        }
-        if t in views:
-            view, suffix = views[t]
-            arg = self.direct(NamedCType(name, view))
-            return f"{arg}.has_value() ? ::std::make_optional({arg}{suffix}) : ::std::nullopt"
-        return None
-
-    def memory_format(self) -> str:
+    def memory_format(self) -> str | None:
         """`memory_format` of a function with TensorOptions, checked against `options`."""
         memory_format = self.direct(
-            NamedCType(
-                SpecialArgName.possibly_redundant_memory_format, OptionalCType(MEMORY_FORMAT)
-            )
+            SpecialArgName.possibly_redundant_memory_format, _OPTIONAL_MEMORY_FORMAT
         )
-        if OPTIONS in self.goals:
+        if memory_format is None or OPTIONS in self.goals:
             return memory_format  # the callee gets options too, and checks them itself
-        try:
-            options = self.direct(OPTIONS)
-        except UnsatError:
+        options = self.direct(OPTIONS.name, OPTIONS.type)
+        if options is None:
             return memory_format
         return (
             f"c10::impl::check_tensor_options_and_extract_memory_format({options}, {memory_format})"
         )
 
-    def option_part(self, part: str) -> str:
+    def option_part(self, part: str) -> str | None:
         """One TensorOptions part: from `options` if in scope, else from the out tensor."""
         _, from_options, from_out = _OPTION_PARTS[part]
-        try:
-            return from_options.format(self.direct(OPTIONS))
-        except UnsatError:
-            return from_out.format(self.direct(OUT_TENSOR))
+        options = self.direct(OPTIONS.name, OPTIONS.type)
+        if options is not None:
+            return from_options.format(options)
+        out = self.direct(OUT_TENSOR.name, OUT_TENSOR.type)
+        return None if out is None else from_out.format(out)
 
 
-def _name(t: NamedCType) -> str:
-    return t.name.value if isinstance(t.name, SpecialArgName) else t.name
+def _name(name: ArgName) -> str:
+    return name.value if isinstance(name, SpecialArgName) else name

@@ -68,6 +68,12 @@ class Argument:
             return self
         return _shared(Argument(self.name, self.type, self.default, None), _parse_argument)
 
+    @cached
+    def as_self(self) -> SelfArgument:
+        """This argument as `self`, one object for every schema it is the self of: the
+        API layers convert each argument object once (`BindingMemo`)."""
+        return SelfArgument(self)
+
 
 def _parse_legacy_argument(text: str) -> Argument:
     return _parse_argument(text, legacy=True)
@@ -127,6 +133,15 @@ class Return:
 
 
 P = TypeVar("P", Argument, Return)
+
+
+def shared(value: P) -> P:
+    """The parsed object equal to `value`, else `value`, for code that builds arguments
+    and returns: the API layers convert each argument object once (`BindingMemo`), so an
+    object shared with the parsed schemas is converted once for all of them."""
+    if isinstance(value, Argument):
+        return _shared(value, _parse_argument)
+    return _shared(value, _parse_return)
 
 
 def _shared(value: P, parse: Callable[[str], P]) -> P:
@@ -358,7 +373,7 @@ class Arguments:
             pre_self, self_arg, post_self = [], None, positional
         else:
             pre_self = positional[:self_index]
-            self_arg = SelfArgument(positional[self_index])
+            self_arg = positional[self_index].as_self
             post_self = positional[self_index + 1 :]
         for a in pre_self:
             if a.is_write:
@@ -450,7 +465,7 @@ class Arguments:
         """`plain` applied to every argument, without TensorOptions grouping or out arguments."""
         return Arguments(
             pre_self_positional=tuple(map(plain, self.pre_self_positional)),
-            self_arg=SelfArgument(plain(self.self_arg.argument)) if self.self_arg else None,
+            self_arg=plain(self.self_arg.argument).as_self if self.self_arg else None,
             post_self_positional=tuple(map(plain, self.post_self_positional)),
             pre_tensor_options_kwarg_only=tuple(
                 map(plain, self.pre_tensor_options_kwarg_only + self.post_tensor_options_kwarg_only)
@@ -463,7 +478,7 @@ class Arguments:
     def remove_self_annotation(self) -> Arguments:
         assert self.self_arg is not None
         plain_self = self.self_arg.argument._unannotated
-        return self._replace(self_arg=SelfArgument(plain_self))
+        return self._replace(self_arg=plain_self.as_self)
 
     def with_out_args(self, outs: Sequence[Argument]) -> Arguments:
         assert not self.out

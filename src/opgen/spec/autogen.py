@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from opgen.diagnostics import SpecError
-from opgen.spec.arguments import Argument, Return
+from opgen.spec.arguments import Argument, Return, shared
 from opgen.spec.backend import DEFAULT_KERNEL_NAMESPACE, BackendMetadata, default_kernel_name
 from opgen.spec.keys import DeviceCheckType, SchemaKind, Variant
 from opgen.spec.native import NativeFunction
@@ -245,7 +245,7 @@ def _out_schema(func: FunctionSchema) -> FunctionSchema:
         # self is no longer written; a new `out` of the same type is, and is returned.
         assert func.arguments.self_arg is not None
         self_arg = func.arguments.self_arg.argument
-        out = Argument("out", self_arg.type, None, self_arg.annotation)
+        out = shared(Argument("out", self_arg.type, None, self_arg.annotation))
         arguments = func.arguments.remove_self_annotation().with_out_args([out])
         return FunctionSchema(name, arguments, func.returns)
     returns, outs = _outs_for_returns(func)
@@ -275,7 +275,7 @@ def _outs_for_returns(func: FunctionSchema) -> tuple[tuple[Return, ...], list[Ar
             continue
         annotation = Annotation((fresh[i],), True, ())
         name = "out" if len(func.returns) == 1 else f"out{i}"
-        outs.append(Argument(name, r.type, None, annotation))
+        outs.append(shared(Argument(name, r.type, None, annotation)))
         if all_plain:
-            returns.append(Return(None, r.type, annotation))
+            returns.append(shared(Return(None, r.type, annotation)))
     return tuple(returns), outs

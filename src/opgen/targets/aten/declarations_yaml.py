@@ -153,15 +153,18 @@ class DeclarationWriter:
             n = a.name
             return self.argument(a, n in kwarg_only, n in outs, fields.get(n), style)
 
+        # The C++ API's arguments are the schema's (the same objects), reordered.
+        ordered = {id(a): item(a) for a in func.schema_order_arguments()}
         arguments = []
         for b in sigs.cpp.signature.arguments():
             if isinstance(b.argument, TensorOptionsArguments):
                 arguments.append(self.options(b))
             else:
                 assert isinstance(b.argument, Argument)
-                arguments.append(item(b.argument)[0])
-        ordered = [item(a) for a in func.schema_order_arguments()]
-        return arguments, [text for text, _ in ordered], [ctype for _, ctype in ordered]
+                found = ordered.get(id(b.argument))
+                arguments.append((found or item(b.argument))[0])
+        texts = ordered.values()
+        return arguments, [text for text, _ in texts], [ctype for _, ctype in texts]
 
     def entry(self, sigs: FunctionSignatures) -> str:
         f, style = sigs.f, sigs.style

@@ -24,12 +24,10 @@ the signatures of the operators it calls.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from opgen.api import cpp, dispatcher
 from opgen.api import functionalization as fapi
 from opgen.api.dispatcher import DispatcherSignature
-from opgen.api.translate import translate
+from opgen.api.translate import call_arguments, call_expressions
 from opgen.api.types import (
     OPTIONAL_SYM_INT_ARRAY_REF,
     SYM_INT,
@@ -38,10 +36,7 @@ from opgen.api.types import (
     ArgumentStyle,
     BaseCType,
     Binding,
-    ConstRefCType,
     CType,
-    MutRefCType,
-    NamedCType,
     OptionalCType,
     VectorCType,
 )
@@ -68,26 +63,6 @@ def wrapper_name(func: FunctionSchema) -> str:
     """The kernel's name: the C++ name, plus `_<overload>`."""
     name = cpp.name(func)
     return f"{name}_{func.name.overload_name}" if func.name.overload_name else name
-
-
-def call_arguments(context: Sequence[Binding], goals: Sequence[Binding]) -> list[str]:
-    """`translate(context, goals)`'s expressions, without its search in the common case.
-
-    When every goal is a binding in scope (or, for a const reference, a mutable
-    reference of the same name is), translate would answer with those bindings'
-    names, so they are the answer; otherwise translate decides.
-    """
-    names = {b.nctype: b.name for b in context}
-    result = []
-    for goal in goals:
-        nctype = goal.nctype
-        found = names.get(nctype)
-        if found is None and isinstance(nctype.type, ConstRefCType):
-            found = names.get(NamedCType(nctype.name, MutRefCType(nctype.type.elem)))
-        if found is None:
-            return [e.expr for e in translate(context, goals, method=False)]
-        result.append(found)
-    return result
 
 
 def _is_tensor_like(b: Binding) -> bool:
@@ -201,9 +176,9 @@ def view_kernel(run: AtenRun, g: NativeFunctionsViewGroup, f: NativeFunction) ->
     return_type = sig.returns_type().remove_const_ref().cpp_type()
     unwrap, unwrapped = unwrap_tensor_args(sig, is_view_op=True)
     call_goals = call_sig.arguments()
-    redispatch = ", ".join(call_arguments(unwrapped, call_goals))
+    redispatch = call_arguments(unwrapped, call_goals)
     meta, meta_ctx = meta_tensor_args(sig)
-    meta_args = ", ".join(call_arguments(meta_ctx, call_goals))
+    meta_args = call_arguments(meta_ctx, call_goals)
     symbolic = has_symbolic_inputs(call_sig)
     new = fapi.new_view_meta(f.func, style)
     reference = _reference_meta(tensor, return_type, meta, noop, meta_args)
@@ -338,11 +313,11 @@ def mutation_kernel(run: AtenRun, f: NativeFunction, g: NativeFunctionsGroup) ->
     all_functional = _check("&&", "true", [f"{_IMPL}isFunctionalTensor({a})" for a in mutated])
     any_functional = _check("||", "false", [f"{_IMPL}isFunctionalTensor({a})" for a in inputs])
     any_xla = _check("||", "false", [f"{a}.device().type() == c10::DeviceType::XLA" for a in plain])
-    inplace_args = ", ".join(call_arguments(unwrapped, sig.arguments()))
+    inplace_args = call_arguments(unwrapped, sig.arguments())
     functional = g.functional.func
     return_type = dispatcher.returns_type(functional.returns, style=style)
     functional_sig = dispatcher_signature(run, g.functional, style)
-    exprs = call_arguments(unwrapped, functional_sig.arguments())
+    exprs = call_expressions(unwrapped, functional_sig.arguments())
     exprs = _functional_exprs(f, functional_sig, exprs)
     meta, meta_ctx = meta_tensor_args(sig)
     run_meta = not any(a.type == _STORAGE for a in args) and f.func.kind is SchemaKind.inplace

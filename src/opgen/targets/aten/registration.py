@@ -14,8 +14,8 @@ the others to the CPU set. Template `RegisterDispatchKey.cpp`, whose
 - `TORCH_LIBRARY_IMPL(<ns>, <Key>, m)` with one `m.impl` per selected
   function, unless `--skip-dispatcher-op-registration`;
 - the `at::<key>::` functions: every C++ API overload calling the wrapper.
-Blank lines of the filled-in .ini disappear (the outer template renders it
-as a list of lines). The file head holds the key's includes and the helpers
+Empty lines of the filled-in .ini disappear (torchgen passes it to the
+outer template as a list of lines). The file head holds the key's includes and the helpers
 its structured classes use (`create_out`, `resize_out`, `check_inplace`,
 `maybe_create_proxy`); CompositeImplicitAutogradNestedTensor has none.
 """
@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 from opgen.api.translate import call_arguments
 from opgen.api.types import Parameters
+from opgen.frozen import frozen
 from opgen.output import OutputSet
 from opgen.spec.backend import BackendIndex
 from opgen.spec.groups import NativeFunctionsGroup
@@ -113,6 +114,8 @@ class KernelTexts:
     _translated: dict[tuple[int, int], str] = field(default_factory=dict)
     _keep: list[Parameters] = field(default_factory=list)
     _suffixes: dict[NativeFunction, str] = field(default_factory=dict)
+    _prefixes: dict[DispatchKey, str] = field(default_factory=dict)
+    _namespaces: dict[str, tuple[str, str]] = field(default_factory=dict)
     _overloads: dict[tuple[NativeFunction, int], list[tuple[str, str]]] = field(
         default_factory=dict
     )
@@ -126,18 +129,29 @@ class KernelTexts:
             found = self._translated[cache_key] = call_arguments(source.bindings, goal.bindings)
         return found
 
+    def namespace_lines(self, kernel_namespace: str) -> tuple[str, str]:
+        """The lines opening and closing the namespace of an item's code, whose kernels
+        live in `kernel_namespace` (few distinct ones, so each is rendered once)."""
+        found = self._namespaces.get(kernel_namespace)
+        if found is None:
+            namespace = kernel_namespace.replace("::native", "")
+            found = self._namespaces[kernel_namespace] = namespace_lines(namespace, max_level=2)
+        return found
+
     def wrapper(self, index: BackendIndex, p: Planned) -> tuple[str, Parameters]:
         """The wrapper's name and parameters."""
         if p.mode is Mode.structured:
             sig = self.structured.wrapper_signature(index, p.f)
             return sig.name(), sig.parameters
+        dispatcher = self.run.signatures.of(p.f).dispatcher
         suffix = self._suffixes.get(p.f)
         if suffix is None:
-            dispatcher = self.run.signatures.of(p.f).dispatcher
-            suffix = f"{p.f.func.name.overload_name}_{dispatcher.name()}"
-            self._suffixes[p.f] = suffix
-        params = self.run.signatures.of(p.f).dispatcher.parameters
-        return f"wrapper_{index.dispatch_key}_{suffix}", params
+            suffix = self._suffixes[p.f] = f"{p.f.func.name.overload_name}_{dispatcher.name()}"
+        # Formatted once per key: formatting an Enum runs Python code.
+        prefix = self._prefixes.get(index.dispatch_key)
+        if prefix is None:
+            prefix = self._prefixes[index.dispatch_key] = f"wrapper_{index.dispatch_key}_"
+        return prefix + suffix, dispatcher.parameters
 
     def anonymous(self, index: BackendIndex, p: Planned, name: str) -> str:
         if p.mode is Mode.structured:
@@ -202,10 +216,19 @@ def _registration(p: Planned, name: str) -> str:
     return f'm.impl("{p.f.func.name}",\nTORCH_FN({name}));\n'
 
 
-def _definitions(
-    texts: KernelTexts, out: OutputSet, key: DispatchKey, index: BackendIndex, planned: _Planned
-) -> list[str]:
-    """The item's part of `dispatch_definitions`: the filled-in .ini, as lines."""
+@frozen
+class _KeyFile:
+    """The file family of one key, with the key's names its code uses (formatted once)."""
+
+    out: OutputSet
+    index: BackendIndex
+    name: str  # str(key)
+    namespace: str  # key.lower()
+
+
+def _definitions(texts: KernelTexts, file: _KeyFile, planned: _Planned) -> list[str]:
+    """The item's part of `dispatch_definitions`: the filled-in .ini, its empty lines dropped."""
+    index = file.index
     run = texts.run
     item, kernels = planned
     anonymous, namespaced, registrations = [], [], []
@@ -218,22 +241,24 @@ def _definitions(
     registered = ""
     if registrations and not run.options.skip_dispatcher_op_registration:
         registered = (
-            f"\nTORCH_LIBRARY_IMPL({item_namespace(item)}, {key}, m) {{\n    "
+            f"\nTORCH_LIBRARY_IMPL({item_namespace(item)}, {file.name}, m) {{\n    "
             + "\n".join(registrations)
             + "\n}"
         )
-    namespace = kernel_namespace(texts.table, index, item).replace("::native", "")
-    prologue, epilogue = namespace_lines(namespace, max_level=2)
+    prologue, epilogue = texts.namespace_lines(kernel_namespace(texts.table, index, item))
     env = {
         "ns_prologue": prologue,
         "ns_epilogue": epilogue,
         "dispatch_anonymous_definitions": anonymous,
         "static_init_dispatch_registrations": registered,
         "deferred_dispatch_registrations": "",
-        "dispatch_namespace": key.lower(),
+        "dispatch_namespace": file.namespace,
         "dispatch_namespaced_definitions": namespaced,
     }
-    return out.render("RegisterDispatchDefinitions.ini", env).split("\n")
+    text = file.out.render("RegisterDispatchDefinitions.ini", env)
+    # torchgen passes the lines, and the outer block drops the empty ones (each is an
+    # empty element); one element holding the other lines renders the same.
+    return ["\n".join(filter(None, text.split("\n")))]
 
 
 _Planned = tuple[Item, list[Planned]]
@@ -256,7 +281,7 @@ def emit_registrations(run: AtenRun) -> None:
             f"Register{key}.cpp",
             planned,
             key=_root_name,
-            env=_item_env(texts, out, key, index),
+            env=_item_env(texts, _KeyFile(out, index, str(key), key.lower())),
             num_shards=4 if key is K.CPU else 1,
             sharded_keys={"dispatch_definitions"},
             base_env=_base_env(table, key, index),
@@ -268,11 +293,9 @@ def _root_name(planned: _Planned) -> str:
     return planned[0].root_name
 
 
-def _item_env(
-    texts: KernelTexts, out: OutputSet, key: DispatchKey, index: BackendIndex
-) -> Callable[[_Planned], dict[str, list[str]]]:
+def _item_env(texts: KernelTexts, file: _KeyFile) -> Callable[[_Planned], dict[str, list[str]]]:
     def env(planned: _Planned) -> dict[str, list[str]]:
-        return {"dispatch_definitions": _definitions(texts, out, key, index, planned)}
+        return {"dispatch_definitions": _definitions(texts, file, planned)}
 
     return env
 

@@ -199,14 +199,14 @@ class StructuredWrappers:
             raise ValueError(f"{f.func.name}: {k.name} operators cannot be structured")
         lines = (
             f"struct {class_name} final : public {parent} {{",
-            textwrap.indent(_constructor(k, class_name, returns), _INDENT),
+            _indented(_constructor(k, class_name, returns)),
             self._set_output_functions(index.dispatch_key, k, parent if generate_super else None),
             "    const Tensor& maybe_get_output(int64_t output_idx) override {",
             f"      return {output_value};\n",
             "    }",
             f"    std::array<{output_type}, {returns}> outputs_;",
-            textwrap.indent(proxy_field, _INDENT),
-            textwrap.indent(_GUARD_FIELDS.get(index.dispatch_key, ""), _INDENT),
+            _indented(proxy_field),
+            _indented(_GUARD_FIELDS.get(index.dispatch_key, "")),
             "};",
         )
         return "\n".join(line for line in lines if line)
@@ -227,6 +227,11 @@ class StructuredWrappers:
         if parent is None:
             return pieces[0]
         return parent.join(pieces)
+
+
+def _indented(line: str) -> str:
+    """One line of the class body, indented (nothing for an empty one)."""
+    return _INDENT + line if line else ""
 
 
 def _class_names(index: BackendIndex, g: NativeFunctionsGroup, k: SchemaKind) -> tuple[str, str]:
