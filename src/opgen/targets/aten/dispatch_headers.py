@@ -23,13 +23,13 @@ from __future__ import annotations
 
 import functools
 from collections import defaultdict
+from collections.abc import Sequence
 
 from opgen.spec.backend import BackendIndex
 from opgen.spec.keys import DispatchKey
 from opgen.spec.native import NativeFunction
 from opgen.targets.aten.dispatch_plan import (
     Item,
-    KernelTable,
     Planned,
     direct_cpp_signatures,
     kernel_namespace,
@@ -44,7 +44,7 @@ class _Declarations:
 
     def __init__(self, run: AtenRun) -> None:
         self.run = run
-        self.table = KernelTable(run)
+        self.table = run.kernel_table
         self._text: dict[NativeFunction, str] = {}
 
     def of(self, index: BackendIndex, item: Item) -> list[str]:
@@ -140,7 +140,7 @@ def _emit_operator_headers(
 
 
 def _operator_env(
-    declarations: _Declarations, namespace: str, planned: list[Planned]
+    declarations: _Declarations, namespace: str, planned: Sequence[Planned]
 ) -> dict[str, object]:
     return {
         "dispatch_namespace": namespace,

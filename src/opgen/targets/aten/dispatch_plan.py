@@ -66,7 +66,8 @@ class Planned:
 
 
 class KernelTable:
-    """Each key's kernels by function, and the items that may plan any: built once per emitter.
+    """Each key's kernels by function, the items that may plan any, and their plans:
+    built once per run (`AtenRun.kernel_table`), for every family that renders kernels.
 
     Looking kernels up by function (hashed by identity) rather than by
     operator name, and planning only the items that mention a key, keeps a
@@ -84,6 +85,8 @@ class KernelTable:
             functions = (item,) if isinstance(item, NativeFunction) else tuple(item.functions())
             keys = frozenset(k for f in functions for k in run.spec.kernels(f))
             self._item_keys.append((item, keys))
+        # (key, id(item)) -> the item's plan; the spec keeps the items, so their ids, alive.
+        self._plans: dict[tuple[DispatchKey, int], tuple[Planned, ...]] = {}
 
     def index(self, key: DispatchKey) -> BackendIndex:
         return self.run.backend_index(key)
@@ -105,8 +108,15 @@ class KernelTable:
             return [item for item, _ in self._item_keys]
         return [item for item, keys in self._item_keys if key in keys]
 
-    def plan(self, index: BackendIndex, item: Item) -> list[Planned]:
+    def plan(self, index: BackendIndex, item: Item) -> tuple[Planned, ...]:
         """The kernels `index`'s key gets for one grouped item, in generation order."""
+        cache_key = (index.dispatch_key, id(item))
+        found = self._plans.get(cache_key)
+        if found is None:
+            found = self._plans[cache_key] = tuple(self._plan(index, item))
+        return found
+
+    def _plan(self, index: BackendIndex, item: Item) -> list[Planned]:
         if isinstance(item, NativeFunction):
             single = self._unstructured(index, item, None)
             return [] if single is None else [single]

@@ -261,12 +261,12 @@ def _definitions(texts: KernelTexts, file: _KeyFile, planned: _Planned) -> list[
     return ["\n".join(filter(None, text.split("\n")))]
 
 
-_Planned = tuple[Item, list[Planned]]
+_Planned = tuple[Item, tuple[Planned, ...]]
 
 
 def emit_registrations(run: AtenRun) -> None:
     """`Register<Key>_<n>.cpp` and `Register<Key>Everything.cpp` (part: sources)."""
-    table = KernelTable(run)
+    table = run.kernel_table
     texts = KernelTexts(run, table, StructuredWrappers(run.signatures))
     for key in run.options.dispatch_keys:
         out = output_set_for(run, key)

@@ -10,8 +10,10 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from opgen.api.signatures import SignatureSet
+from opgen.cached import cached
 from opgen.frozen import frozen
 from opgen.output import OutputSet, TemplateDir
 from opgen.spec.backend import BackendIndex
@@ -20,6 +22,9 @@ from opgen.spec.model import LoadOptions, Spec, load_spec
 from opgen.spec.selection import OperatorSelection
 from opgen.targets.aten.options import AtenOptions
 from opgen.template import Template
+
+if TYPE_CHECKING:
+    from opgen.targets.aten.dispatch_plan import KernelTable
 
 
 @frozen
@@ -98,6 +103,13 @@ class AtenRun:
         if found is not None:
             return found
         return BackendIndex(DispatchKey.Undefined, True, False, False, {})
+
+    @cached
+    def kernel_table(self) -> KernelTable:
+        """Each key's kernels and their plans, shared by the families that render kernels."""
+        from opgen.targets.aten.dispatch_plan import KernelTable  # it imports this module
+
+        return KernelTable(self)
 
     def derive_shared_signatures(self) -> None:
         """Derive now the signatures that many file families render.
