@@ -13,7 +13,8 @@ identical.
 It then runs each side once more, untimed, sampling the memory of the
 process and of any worker it forks (PSS, so shared pages count once).
 
-    python benchmarks/bench_aten.py [--runs 5] [--jobs N [N ...]] [-- torchgen.gen flags]
+    python benchmarks/bench_aten.py [--runs 5] [--jobs N [N ...]] [--scratch DIR]
+        [-- torchgen.gen flags]
 """
 
 from __future__ import annotations
@@ -70,12 +71,18 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5, help="rounds of runs (default 5)")
     parser.add_argument("--jobs", type=int, nargs="+", help="opgen -j values, one side each")
+    parser.add_argument(
+        "--scratch",
+        metavar="DIR",
+        help="write the outputs under DIR (default: the system's temporary directory); "
+        "a tmpfs such as /dev/shm measures the generators without the disk",
+    )
     parser.add_argument("flags", nargs="*", help="flags for both generators")
     args = parser.parse_args()
     aten = torchgen_native_dir().parent
     configurations = [args.flags] if args.flags else [list(c) for c in CONFIGURATIONS]
     compile_bytecode()
-    scratch = Scratch()
+    scratch = Scratch(args.scratch)
     try:
         for flags in configurations:
             sides = [Side("torchgen.gen", [sys.executable, "-m", "torchgen.gen"])]

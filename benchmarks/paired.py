@@ -128,8 +128,8 @@ class Scratch:
     own, and nothing is removed while runs are timed.
     """
 
-    def __init__(self) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix="bench-"))
+    def __init__(self, under: str | None = None) -> None:
+        self.root = Path(tempfile.mkdtemp(prefix="bench-", dir=under))
         self._made = 0
 
     def fresh(self, label: str) -> Path:
