@@ -344,12 +344,6 @@ class OutputSet:
     def text(self, path: str) -> str:
         return self._entries[_relative(path)].render()
 
-    def family(self, path: str) -> object:
-        return self._entries[_relative(path)].family
-
-    def weight(self, path: str) -> int:
-        return self._entries[_relative(path)].weight
-
     def listed(self) -> list[Path]:
         """The files build systems are told about: root joined, sorted as paths."""
         return sorted(self.root / rel for rel, entry in self._entries.items() if entry.listed)
@@ -429,8 +423,7 @@ def write_files(
         for temp, file in staged:
             os.replace(temp, file)
     except BaseException:
-        for temp, _ in staged:
-            _remove(temp)
+        _discard(staged)
         raise
     return WriteReport(tuple(files), tuple(file for _, file in staged))
 
@@ -459,8 +452,7 @@ def _stage_in_parallel(
         return [pair for unit in run_forked(tasks, jobs) for pair in unit]
     except ForkedFailure as failure:
         for unit in failure.results.values():
-            for temp, _ in unit:
-                _remove(temp)
+            _discard(unit)
         raise failure.error from None
 
 
@@ -522,12 +514,10 @@ class _Staging:
 
 def make_fresh_roots(roots: Iterable[str | Path]) -> list[str]:
     """Create each root that is missing; returns those created (none held files before)."""
-    created = []
-    for root in [os.fspath(r) for r in roots]:
-        if not os.path.isdir(root):
-            os.makedirs(root, exist_ok=True)
-            created.append(root)
-    return created
+    staging = _Staging()
+    for root in sorted([os.fspath(r) for r in roots], key=len):  # parents before children
+        staging.directory(root)
+    return sorted(staging.fresh)
 
 
 def _stage_files(
@@ -542,10 +532,15 @@ def _stage_files(
             if temp is not None:
                 staged.append((temp, file))
     except BaseException:
-        for temp, _ in staged:
-            _remove(temp)
+        _discard(staged)
         raise
     return staged
+
+
+def _discard(staged: Iterable[tuple[str, str]]) -> None:
+    """Remove the temporary files of staged (temporary, target) pairs."""
+    for temp, _ in staged:
+        _remove(temp)
 
 
 def write_if_changed(file: Path, text: str) -> bool:

@@ -193,8 +193,8 @@ def _binds_directly(bound: CType, goal: CType) -> bool:
 
 
 def translate(
-    bindings: Sequence[Expr | Binding],
-    goals: Sequence[NamedCType | Binding],
+    bindings: Sequence[Binding | Expr],
+    goals: Sequence[Binding | NamedCType],
     *,
     method: bool = False,
     allow_expensive_conversions: bool = False,
