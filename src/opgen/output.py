@@ -5,10 +5,11 @@ root with {relative path: text}; text may be a string or a callable that
 renders it, so a dry run, which only lists files, renders nothing.
 `write_files` then writes every set: atomically (a temporary file beside the
 target, then `os.replace`), only when the bytes differ from what is on disk (so
-build systems see unchanged mtimes), creating directories as needed. Every
-file is rendered (into a temporary file beside its target) before the first
-one is renamed into place, so a failing target leaves the outputs as they
-were. `dependency_files` gives the output lists build systems read, and
+build systems see unchanged mtimes). A directory that does not exist yet is
+built whole under a temporary name, its files at their final names, and
+renamed into place. Every file is rendered (into a temporary file or
+directory) before the first one is renamed into place, so a failing target
+leaves the outputs as they were. `dependency_files` gives the output lists build systems read, and
 `write_if_changed` writes them.
 
 An `OutputSet` stands for one torchgen `FileManager`. `python -m torchgen.gen`
@@ -47,8 +48,10 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import os
 import re
+import shutil
 import stat
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
@@ -388,44 +391,55 @@ def write_files(
     Files are rendered one at a time, and each changed one goes to a temporary
     file beside its target; only when all are rendered are the temporary files
     renamed into place. So a failing render leaves the outputs as they were,
-    and each process holds at most one file's text in memory.
+    and each process holds at most one file's text in memory. A directory that
+    does not exist yet is built whole under a temporary name and renamed into
+    place with the files (`_NewTrees`), so its files need no renames of their own.
 
     With `jobs` > 1 the rendering is spread over that many processes
     (`opgen.forked`); a family of files sharing lazily built state stays in
     one process. The renames happen here, in sorted order, either way.
 
     `make_roots` creates each root even when it stays empty or the run is dry,
-    as gen.py does for its install dirs. A directory this call creates held no
-    earlier outputs, so its files are written without reading what is there.
+    as gen.py does for its install dirs.
     """
     sets = list(sets)
     # Paths are plain strings from here on: a run writes thousands of files, and
     # pathlib's parsing, hashing and comparing cost more than the writes themselves.
     targets: dict[str, _Entry] = {}
     for output_set in sets:
-        root = os.fspath(output_set.root)
+        root = os.path.normpath(output_set.root)
         for rel, entry in output_set._entries.items():
             file = os.path.join(root, rel)
             if file in targets:
                 raise OutputError(f"{file} is written by two output sets")
             targets[file] = entry
     files = sorted(targets, key=_path_order)
-    fresh = make_fresh_roots(s.root for s in sets) if make_roots else []
+    roots = [os.path.normpath(s.root) for s in sets] if make_roots else []
     if dry_run:
+        for root in roots:
+            os.makedirs(root, exist_ok=True)
         return WriteReport(tuple(files), ())
-    if jobs <= 1:  # in this process, in the units' order; _stage_files cleans up on failure
-        order = [file for unit in _units(files, targets, len(files) + 1) for file in unit]
-        staged = _stage_files(order, targets, fresh)
-    else:
-        staged = _stage_in_parallel(files, targets, jobs, fresh)
-    staged.sort(key=lambda pair: _path_order(pair[1]))
+    trees = _NewTrees.make([*roots, *{os.path.dirname(file) for file in files}])
     try:
-        for temp, file in staged:
-            os.replace(temp, file)
+        if jobs <= 1:  # in this process, in the units' order; _stage_files cleans up on failure
+            order = [file for unit in _units(files, targets, len(files) + 1) for file in unit]
+            staged = _stage_files(order, targets, trees)
+        else:
+            staged = _stage_in_parallel(files, targets, jobs, trees)
+        staged.sort(key=lambda pair: _path_order(pair[1]))
+        try:
+            for temp, file in staged:
+                os.replace(temp, file)
+            trees.move_into_place()
+        except BaseException:
+            _discard(staged)
+            raise
     except BaseException:
-        _discard(staged)
+        trees.discard()
         raise
-    return WriteReport(tuple(files), tuple(file for _, file in staged))
+    replaced = {file for _, file in staged}
+    changed = tuple(file for file in files if file in replaced or trees.holds(file))
+    return WriteReport(tuple(files), changed)
 
 
 def _path_order(file: str) -> list[str]:
@@ -442,12 +456,12 @@ def _remove(file: str) -> None:
 
 
 def _stage_in_parallel(
-    files: Sequence[str], targets: Mapping[str, _Entry], jobs: int, fresh: Sequence[str]
+    files: Sequence[str], targets: Mapping[str, _Entry], jobs: int, trees: _NewTrees
 ) -> list[tuple[str, str]]:
     from opgen.forked import MAX_TASKS, ForkedFailure, run_forked
 
     units = _units(files, targets, MAX_TASKS)
-    tasks = [functools.partial(_stage_files, unit, targets, fresh) for unit in units]
+    tasks = [functools.partial(_stage_files, unit, targets, trees) for unit in units]
     try:
         return [pair for unit in run_forked(tasks, jobs) for pair in unit]
     except ForkedFailure as failure:
@@ -476,59 +490,105 @@ def _units(files: Sequence[str], targets: Mapping[str, _Entry], max_units: int) 
             weights[id(entry.family)] = max(weights.get(id(entry.family), 0), entry.weight)
     heaviest_first = sorted(families, key=lambda family: -weights[family])  # a stable sort
     room = max(max_units - len(families), 1)
-    run = -(-len(singles) // room)  # ceiling division
+    run = max(-(-len(singles) // room), 1)  # ceiling division; 1 if there are none
     return [
         *(families[family] for family in heaviest_first),
         *(singles[i : i + run] for i in range(0, len(singles), run)),
     ]
 
 
-class _Staging:
-    """What one process's staging knows of the file system as it writes.
+# os.open applies the umask, so a new file gets the mode a plain write would give it.
+_CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
 
-    `fresh` directories were created by this run, so they hold no earlier
-    outputs: a file there is written without first reading what is on disk.
-    In a clean build that is every file, and one failed open per file is a
-    measurable part of writing thousands of headers.
+
+class _NewTrees:
+    """The directories a run creates, each built under a temporary name.
+
+    A directory that does not exist yet holds no earlier outputs, so its files
+    are written straight to their final names, without reading what is on disk
+    or renaming each one; the directory itself is renamed into place at the
+    end. A clean build writes every file this way, thousands of renames fewer,
+    and a killed run leaves only a hidden temporary directory, never a
+    half-written file under an output's name.
     """
 
-    def __init__(self, fresh: Iterable[str] = ()) -> None:
-        self.made: set[str] = set(fresh)  # directories known to exist
-        self.fresh: set[str] = set(fresh)
-        self.prefix = f"{os.getpid()}-"  # temporary names: unique per process...
-        self.count = 0  # ...and per file within it
+    def __init__(self, temporaries: dict[str, str], built: dict[str, str]) -> None:
+        self._temporaries = temporaries  # new top directory -> its temporary name
+        self._built = built  # each new directory -> where it is being built
 
-    def directory(self, directory: str) -> None:
-        """Make sure `directory` exists, noting whether this run created it."""
-        if directory in self.made:
+    @classmethod
+    def make(cls, directories: Iterable[str]) -> _NewTrees:
+        """Start building each of `directories` that is missing, and its missing parents."""
+        trees = cls({}, {})
+        try:
+            for directory in sorted(set(directories), key=len):  # parents before children
+                for missing in _missing(directory):
+                    if missing not in trees._built:
+                        trees._add(missing)
+        except BaseException:
+            trees.discard()
+            raise
+        return trees
+
+    def _add(self, directory: str) -> None:
+        parent, name = os.path.split(directory)
+        if parent in self._built:
+            self._built[directory] = os.path.join(self._built[parent], name)
+            os.mkdir(self._built[directory])
             return
-        if not os.path.isdir(directory):
-            os.makedirs(directory, exist_ok=True)
-            self.fresh.add(directory)
-        self.made.add(directory)
+        for count in itertools.count(1):  # a name left by an earlier, killed run is skipped
+            temporary = os.path.join(parent, f".{name}.{os.getpid()}-{count}.tmp")
+            try:
+                os.mkdir(temporary)
+            except FileExistsError:
+                continue
+            self._temporaries[directory] = self._built[directory] = temporary
+            return
 
-    def temp_name(self, name: str) -> str:
-        self.count += 1
-        return f".{name}.{self.prefix}{self.count}.tmp"
+    def where(self, directory: str) -> str | None:
+        """Where a new `directory` is being built; None if it already existed."""
+        return self._built.get(directory)
+
+    def holds(self, file: str) -> bool:
+        return os.path.dirname(file) in self._built
+
+    def move_into_place(self) -> None:
+        for directory in sorted(self._temporaries, key=_path_order):
+            os.rename(self._temporaries.pop(directory), directory)
+
+    def discard(self) -> None:
+        for temporary in self._temporaries.values():
+            shutil.rmtree(temporary, ignore_errors=True)
+        self._temporaries.clear()
 
 
-def make_fresh_roots(roots: Iterable[str | Path]) -> list[str]:
-    """Create each root that is missing; returns those created (none held files before)."""
-    staging = _Staging()
-    for root in sorted([os.fspath(r) for r in roots], key=len):  # parents before children
-        staging.directory(root)
-    return sorted(staging.fresh)
+def _missing(directory: str) -> list[str]:
+    """`directory` and its ancestors, outermost first, as far as they are missing."""
+    missing: list[str] = []
+    while directory and not os.path.isdir(directory):
+        missing.append(directory)
+        directory = os.path.dirname(directory)
+    return missing[::-1]
 
 
 def _stage_files(
-    unit: Sequence[str], targets: Mapping[str, _Entry], fresh: Sequence[str] = ()
+    unit: Sequence[str], targets: Mapping[str, _Entry], trees: _NewTrees
 ) -> list[tuple[str, str]]:
-    """(temporary file, target) for each file of `unit` that changed; all or none staged."""
+    """(temporary file, target) for each changed file of `unit`; all or none staged.
+
+    Files in new directories (`trees`) are written where those are built, not staged.
+    """
     staged: list[tuple[str, str]] = []
-    staging = _Staging(fresh)
+    temporaries = _TemporaryNames()
     try:
         for file in unit:
-            temp = _stage_if_changed(file, targets[file].render(), staging)
+            directory, name = os.path.split(file)
+            text = targets[file].render()
+            building = trees.where(directory)
+            if building is not None:
+                _write_new(os.path.join(building, name), text.encode("utf-8"))
+                continue
+            temp = _stage_if_changed(file, text, temporaries)
             if temp is not None:
                 staged.append((temp, file))
     except BaseException:
@@ -545,7 +605,8 @@ def _discard(staged: Iterable[tuple[str, str]]) -> None:
 
 def write_if_changed(file: Path, text: str) -> bool:
     """Atomically replace `file` with `text` (UTF-8) unless it already holds it."""
-    temp = _stage_if_changed(os.fspath(file), text, _Staging())
+    os.makedirs(os.path.dirname(file) or ".", exist_ok=True)
+    temp = _stage_if_changed(os.fspath(file), text, _TemporaryNames())
     if temp is None:
         return False
     try:
@@ -556,31 +617,37 @@ def write_if_changed(file: Path, text: str) -> bool:
     return True
 
 
-def _stage_if_changed(file: str, text: str, staging: _Staging) -> str | None:
+class _TemporaryNames:
+    """Names for temporary files beside their targets: unique per process, and per
+    file within it (`_create_temp` skips one an earlier, killed run left)."""
+
+    def __init__(self) -> None:
+        self.prefix = f"{os.getpid()}-"
+        self.count = 0
+
+    def next(self, name: str) -> str:
+        self.count += 1
+        return f".{name}.{self.prefix}{self.count}.tmp"
+
+
+def _stage_if_changed(file: str, text: str, temporaries: _TemporaryNames) -> str | None:
     """A temporary file beside `file` holding `text`, or None if `file` already holds it.
 
     The temporary file gets the mode of the file it will replace, if any.
     """
     data = text.encode("utf-8")
     directory, name = os.path.split(file)
-    staging.directory(directory)
     mode: int | None = None
-    if directory not in staging.fresh:
-        try:
-            with open(file, "rb") as existing:
-                if existing.read() == data:
-                    return None
-                mode = stat.S_IMODE(os.fstat(existing.fileno()).st_mode)
-        except OSError:
-            pass  # missing or unreadable: write it
-    temp, fd = _create_temp(directory, name, staging)
     try:
-        try:
-            view = memoryview(data)
-            while view:  # os.write may write less than asked
-                view = view[os.write(fd, view) :]
-        finally:
-            os.close(fd)
+        with open(file, "rb") as existing:
+            if existing.read() == data:
+                return None
+            mode = stat.S_IMODE(os.fstat(existing.fileno()).st_mode)
+    except OSError:
+        pass  # missing or unreadable: write it
+    temp, fd = _create_temp(directory, name, temporaries)
+    try:
+        _write_all(fd, data)
         if mode is not None:
             os.chmod(temp, mode)
     except BaseException:
@@ -589,12 +656,25 @@ def _stage_if_changed(file: str, text: str, staging: _Staging) -> str | None:
     return temp
 
 
-def _create_temp(directory: str, name: str, staging: _Staging) -> tuple[str, int]:
-    # os.open applies the umask, so a new file gets the mode a plain write would give it.
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
+def _write_new(file: str, data: bytes) -> None:
+    """Write a file that does not exist yet, in a directory this run is building."""
+    _write_all(os.open(file, _CREATE_FLAGS, 0o666), data)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """Write `data` to `fd` and close it."""
+    try:
+        view = memoryview(data)
+        while view:  # os.write may write less than asked
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+
+
+def _create_temp(directory: str, name: str, temporaries: _TemporaryNames) -> tuple[str, int]:
     while True:  # a name left by an earlier, killed run is skipped
-        temp = os.path.join(directory, staging.temp_name(name))
+        temp = os.path.join(directory, temporaries.next(name))
         try:
-            return temp, os.open(temp, flags, 0o666)
+            return temp, os.open(temp, _CREATE_FLAGS, 0o666)
         except FileExistsError:
             continue

@@ -366,6 +366,65 @@ def test_a_root_made_by_the_run_gets_its_files_and_an_old_root_keeps_unchanged_o
     assert (new / "sub/same.h").read_text() == "S"
 
 
+def test_a_new_directory_is_built_under_a_hidden_name_and_appears_whole(tmp_path: Path) -> None:
+    seen: list[list[str]] = []
+
+    def look() -> str:  # what the file system shows while the run renders
+        seen.append(sorted(p.name for p in tmp_path.iterdir()))
+        return "B"
+
+    (tmp_path / "old").mkdir()
+    out = OutputSet(tmp_path)
+    out.add("old/a.h", "A")
+    out.add("new/sub/b.h", look)
+    report = write_files([out])
+    assert seen == [[f".new.{os.getpid()}-1.tmp", "old"]]
+    assert tree(tmp_path) == {"new/sub/b.h": "B", "old/a.h": "A"}
+    assert report.changed == (tmp_path / "new/sub/b.h", tmp_path / "old/a.h")
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_failing_render_leaves_no_new_directory(tmp_path: Path, jobs: int) -> None:
+    def boom() -> str:
+        raise RuntimeError("render failed")
+
+    out = OutputSet(tmp_path / "new")
+    out.add("a.h", "A")
+    out.add("ops/b.h", boom)
+    with pytest.raises(RuntimeError, match="render failed"):
+        write_files([out], make_roots=True, jobs=jobs)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_directory_name_left_by_a_killed_run_is_skipped(tmp_path: Path) -> None:
+    stale = tmp_path / f".new.{os.getpid()}-1.tmp"
+    stale.mkdir()
+    (stale / "a.h").write_text("left over")
+    out = OutputSet(tmp_path / "new")
+    out.add("a.h", "A")
+    write_files([out])
+    assert tree(tmp_path) == {"new/a.h": "A", f"{stale.name}/a.h": "left over"}
+
+
+@pytest.mark.parametrize("root", ["out/", "./out", "out/../out"])
+def test_a_root_is_written_however_it_is_spelled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, root: str
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    out = OutputSet(root)
+    out.add("a.h", "A")
+    out.add("ops/b.h", "B")
+    write_files([out], make_roots=True)
+    assert tree(tmp_path) == {"out/a.h": "A", "out/ops/b.h": "B"}
+
+
+def test_make_roots_creates_empty_roots_even_in_a_dry_run(tmp_path: Path) -> None:
+    for dry_run in (True, False):
+        root = tmp_path / f"dry{dry_run}" / "install"
+        write_files([OutputSet(root)], dry_run=dry_run, make_roots=True)
+        assert root.is_dir() and not any(root.iterdir())
+
+
 def test_failed_replace_removes_its_temporary_file(tmp_path: Path) -> None:
     (tmp_path / "a.h").mkdir()
     (tmp_path / "a.h" / "keep").write_text("")
