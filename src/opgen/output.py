@@ -191,11 +191,12 @@ class _ShardEnvs:
         key: Callable[[T], str],
         env: Callable[[T], Mapping[str, Iterable[object]]],
         num_shards: int,
-        base_env: Env,
-        sharded_base: Mapping[str, Sequence[object]],  # every sharded key's initial list
+        base_env: Callable[[], Env],
+        sharded_keys: frozenset[str],
+        rel: str,
     ) -> None:
         self._build = functools.partial(
-            _build_shard_envs, items, key, env, num_shards, base_env, sharded_base
+            _build_shard_envs, items, key, env, num_shards, base_env, sharded_keys, rel
         )
         self._envs: list[dict[str, object]] | None = None
         self._untaken: set[int] = set()
@@ -216,9 +217,12 @@ def _build_shard_envs(
     key: Callable[[T], str],
     env: Callable[[T], Mapping[str, Iterable[object]]],
     num_shards: int,
-    base_env: Env,
-    sharded_base: Mapping[str, Sequence[object]],
+    base_env: Callable[[], Env],
+    sharded_keys: frozenset[str],
+    rel: str,
 ) -> list[dict[str, object]]:
+    base = base_env()
+    sharded_base = _sharded_base(rel, base, sharded_keys)
     lists = [{k: list(v) for k, v in sharded_base.items()} for _ in range(num_shards + 1)]
     for item in items:
         contribution = env(item)
@@ -231,7 +235,20 @@ def _build_shard_envs(
             shard[k].extend(materialised)
             lists[0][k].extend(materialised)
     ids = _shard_ids(num_shards)
-    return [{"shard_id": i, **base_env, **own} for i, own in zip(ids, lists, strict=True)]
+    return [{"shard_id": i, **base, **own} for i, own in zip(ids, lists, strict=True)]
+
+
+def _sharded_base(rel: str, base: Env, sharded_keys: frozenset[str]) -> dict[str, list[object]]:
+    """Every sharded key's initial list, from `base` (empty where it has none)."""
+    if "shard_id" in base:
+        raise OutputError(f"{rel}: base_env must not set shard_id")
+    sharded_base: dict[str, list[object]] = {}
+    for k in sorted(sharded_keys):
+        initial = base.get(k, [])
+        if not isinstance(initial, list):
+            raise OutputError(f"{rel}: base_env[{k!r}] is sharded, so it must be a list")
+        sharded_base[k] = initial
+    return sharded_base
 
 
 class OutputSet:
@@ -286,7 +303,7 @@ class OutputSet:
         env: Callable[[T], Mapping[str, Iterable[object]]],
         num_shards: int,
         sharded_keys: Iterable[str],
-        base_env: Env | None = None,
+        base_env: Env | Callable[[], Env] | None = None,
         template: str | None = None,
         source: Callable[[], Substitutable] | None = None,
         family: object = None,
@@ -295,27 +312,26 @@ class OutputSet:
         """Spread `items` over `num_shards` files plus an unlisted Everything file.
 
         The keys `env(item)` returns must be in `sharded_keys`; their values are
-        appended, in item order, to the item's shard and to Everything. The
-        template is the file `template` names (default: `path`), or what `source()`
-        returns, for one built in memory (then `template` only names it in the
-        default generated comment). `family` puts the files in the family of other
-        files that share lazily built state with them (default: their own);
-        `weight` is as for `add`.
+        appended, in item order, to the item's shard and to Everything. `base_env`
+        may be a callable that computes it when the first of the files renders.
+        The template is the file `template` names (default: `path`), or what
+        `source()` returns, for one built in memory (then `template` only names it
+        in the default generated comment). `family` puts the files in the family
+        of other files that share lazily built state with them (default: their
+        own); `weight` is as for `add`.
         """
-        rel, name, base = _relative(path), path if template is None else template, base_env or {}
+        rel, name = _relative(path), path if template is None else template
         pure = PurePosixPath(rel)
-        declared = set(sharded_keys)
+        declared = frozenset(sharded_keys)
         if num_shards < 1:
             raise OutputError(f"{rel}: num_shards must be at least 1, not {num_shards}")
-        if "shard_id" in base:
-            raise OutputError(f"{rel}: base_env must not set shard_id")
-        sharded_base: dict[str, Sequence[object]] = {}
-        for k in sorted(declared):
-            initial = base.get(k, [])
-            if not isinstance(initial, list):
-                raise OutputError(f"{rel}: base_env[{k!r}] is sharded, so it must be a list")
-            sharded_base[k] = initial
-        envs = _ShardEnvs(tuple(items), key, env, num_shards, base, sharded_base)
+        if callable(base_env):
+            base = base_env
+        else:
+            known = base_env or {}
+            _sharded_base(rel, known, declared)  # wrong types are the caller's bug: say so now
+            base = functools.partial(dict, known)
+        envs = _ShardEnvs(tuple(items), key, env, num_shards, base, declared, rel)
         for index, shard_id in enumerate(_shard_ids(num_shards)):
             shard_path = pure.with_stem(pure.stem + shard_id).as_posix()
             render = functools.partial(self._render_shard, name, source, envs, index)

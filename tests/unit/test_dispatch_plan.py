@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import pytest
+
 from opgen.api.signatures import SignatureSet
 from opgen.api.translate import call_arguments, translate
+from opgen.diagnostics import SpecError
 from opgen.spec import Spec
 from opgen.spec.backend import BackendMetadata
 from opgen.spec.keys import DispatchKey
@@ -115,3 +118,30 @@ def test_call_arguments_agree_with_translate(spec_of: SpecFromText) -> None:
         for source, goal in pairs:
             expected = ", ".join(e.expr for e in translate(source.bindings, goal.bindings))
             assert call_arguments(source.bindings, goal.bindings) == expected
+
+
+def test_a_structured_operator_naming_a_generated_kernel_is_an_error(
+    spec_of: SpecFromText,
+) -> None:
+    options = AtenOptions()
+    spec = spec_of(
+        """
+        - func: neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)
+          structured: True
+          dispatch:
+            CPU: neg_out
+            Meta: neg_meta
+        - func: neg(Tensor self) -> Tensor
+          structured_delegate: neg.out
+        """
+    )
+    run = AtenRun(
+        options, spec, OperatorSelection.everything(), SignatureSet(), AtenOutputs.of(options)
+    )
+    with pytest.raises(SpecError) as caught:
+        KernelTable(run)
+    [diagnostic] = caught.value.diagnostics
+    assert (diagnostic.location.line, diagnostic.message) == (
+        5,
+        "'neg.out' is structured, so its Meta kernel is generated; remove 'Meta' from its dispatch",
+    )

@@ -31,9 +31,10 @@ from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from opgen.api import cpp
+from opgen.cached import cached
 from opgen.diagnostics import Location, SpecError
 from opgen.frozen import frozen
 from opgen.spec.backend import BackendIndex
@@ -72,27 +73,77 @@ _CUDA_INCLUDES = {
 
 
 def emit_aoti_c_shim(run: AtenRun) -> None:
-    """Part `Generate.sources`: each backend's shim `.cpp`; the headers checked or written."""
+    """Part `Generate.sources`: each backend's shim `.cpp`; the headers checked or written.
+
+    The texts render with the files, except a header that must be checked now.
+    """
     tables = load_fallback_tables(run.options.source_path, run.options.aoti_fallback_ops)
-    delegates = _delegate_groups(run.spec.groups)
-    by_op_name = {fallback_op_name(f): f for f in run.spec.functions}
-    abi: dict[int, list[_AbiVersion] | None] = {}  # by id of the table entry (kept alive)
+    found = _Found(run)
     for key in run.options.aoti_backends:
         table = tables.aten_shimified_ops if key is None else tables.inductor_fallback_ops
         device = "aten" if key is None else key.lower()
-        listed = sorted(op for op in table if op in by_op_name)
-        shims = [_shim(run, by_op_name[op], table[op], op, key, delegates, abi) for op in listed]
-        header = _header_text(key, [s[1][0] for s in shims if s[1] is not None])
-        _emit_or_check_header(run, f"c_shim_{device}.h", header)
-        includes = "\n".join(sorted({s[0] for s in shims if s[0] is not None}))
-        extra = _CUDA_INCLUDES[run.options.rocm] if key in CUDA_DISPATCH_KEYS else ""
-        source = _source_text(
-            key,
-            run.options.extend_aoti_c_shim,
+        shims = _BackendShims(run, found, key, table)
+        _emit_or_check_header(run, f"c_shim_{device}.h", shims)
+        run.outputs.aoti.add(f"c_shim_{device}.cpp", shims.source, family=found)
+
+
+class _Found:
+    """What every backend's shims look up, built once, when the first renders."""
+
+    def __init__(self, run: AtenRun) -> None:
+        self.run = run
+        self.abi: dict[int, list[_AbiVersion] | None] = {}  # by id of the table entry (kept alive)
+
+    @cached
+    def delegates(self) -> dict[OperatorName, NativeFunctionsGroup]:
+        return _delegate_groups(self.run.spec.groups)
+
+    @cached
+    def by_op_name(self) -> dict[str, NativeFunction]:
+        return {fallback_op_name(f): f for f in self.run.spec.functions}
+
+
+class _BackendShims:
+    """One backend's shims (`key` None: `aten`'s), and its header and source texts."""
+
+    def __init__(
+        self,
+        run: AtenRun,
+        found: _Found,
+        key: DispatchKey | None,
+        table: Mapping[str, FallbackEntry],
+    ) -> None:
+        self.run, self.found, self.key, self.table = run, found, key, table
+
+    @cached
+    def shims(self) -> list[tuple[str | None, tuple[str, str] | None]]:
+        found = self.found
+        listed = sorted(op for op in self.table if op in found.by_op_name)
+        return [
+            _shim(
+                self.run,
+                found.by_op_name[op],
+                self.table[op],
+                op,
+                self.key,
+                found.delegates,
+                found.abi,
+            )
+            for op in listed
+        ]
+
+    def header(self) -> str:
+        return _header_text(self.key, [s[1][0] for s in self.shims if s[1] is not None])
+
+    def source(self) -> str:
+        includes = "\n".join(sorted({s[0] for s in self.shims if s[0] is not None}))
+        extra = _CUDA_INCLUDES[self.run.options.rocm] if self.key in CUDA_DISPATCH_KEYS else ""
+        return _source_text(
+            self.key,
+            self.run.options.extend_aoti_c_shim,
             includes + "\n" + extra,
-            [s[1][1] for s in shims if s[1] is not None],
+            [s[1][1] for s in self.shims if s[1] is not None],
         )
-        run.outputs.aoti.add(f"c_shim_{device}.cpp", source)
 
 
 def fallback_op_name(f: NativeFunction) -> str:
@@ -275,10 +326,10 @@ def _source_text(
     )
 
 
-def _emit_or_check_header(run: AtenRun, name: str, generated: str) -> None:
+def _emit_or_check_header(run: AtenRun, name: str, shims: _BackendShims) -> None:
     """Write the header (`--update-aoti-c-shim`), or check the one on disk is current."""
     if run.options.update_aoti_c_shim:
-        run.outputs.aoti.add(name, generated)
+        run.outputs.aoti.add(name, shims.header, family=shims.found)
         return
     path = os.path.join(run.options.aoti_install_dir, name)
     try:
@@ -287,6 +338,7 @@ def _emit_or_check_header(run: AtenRun, name: str, generated: str) -> None:
     except FileNotFoundError:
         run.notes.append(f"{path} not found")
         return
+    generated = shims.header()
     if existing != generated:
         raise SpecError(
             _out_of_date(existing, generated), _first_difference(path, existing, generated)

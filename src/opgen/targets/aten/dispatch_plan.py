@@ -38,6 +38,7 @@ from enum import Enum
 
 from opgen.api.cpp import CppSignatureGroup
 from opgen.api.signatures import SignatureSet
+from opgen.diagnostics import Diagnostic, SpecError
 from opgen.frozen import frozen
 from opgen.output import OutputSet
 from opgen.spec.backend import DEFAULT_KERNEL_NAMESPACE, BackendIndex, BackendMetadata
@@ -87,6 +88,25 @@ class KernelTable:
             self._item_keys.append((item, keys))
         # (key, id(item)) -> the item's plan; the spec keeps the items, so their ids, alive.
         self._plans: dict[tuple[DispatchKey, int], tuple[Planned, ...]] = {}
+        self._check_generated_kernels()
+
+    def _check_generated_kernels(self) -> None:
+        """A structured operator's Meta and CompositeExplicitAutograd kernels are generated;
+        a spec that names its own is wrong (checked now, as plans are made lazily)."""
+        errors: list[Diagnostic] = []
+        keys = [k for k in self.run.options.dispatch_keys if k in DERIVED_STRUCTURED_KEYS]
+        for g in self.run.spec.groups:
+            for key in keys:
+                if g.structured and self.kernel(self.index(key), g.out) is not None:
+                    errors.append(
+                        Diagnostic(
+                            g.out.location_of("dispatch"),
+                            f"'{g.out.func.name}' is structured, so its {key} kernel is "
+                            f"generated; remove '{key}' from its dispatch",
+                        )
+                    )
+        if errors:
+            raise SpecError.of(errors)
 
     def index(self, key: DispatchKey) -> BackendIndex:
         return self.run.backend_index(key)
@@ -132,13 +152,7 @@ class KernelTable:
 
     def _is_structured_for(self, index: BackendIndex, g: NativeFunctionsGroup) -> bool:
         key = index.dispatch_key
-        if key in DERIVED_STRUCTURED_KEYS:
-            if self.kernel(index, g.out) is not None:
-                what = "Meta" if key is K.Meta else "CompositeExplicitAutograd"
-                raise ValueError(
-                    f"{g.out.func.name}: do not give a {what} kernel for a structured operator, "
-                    "it is generated"
-                )
+        if key in DERIVED_STRUCTURED_KEYS:  # generated (`_check_generated_kernels`)
             return True
         metadata = self.kernel(index, g)
         return metadata is not None and metadata.structured

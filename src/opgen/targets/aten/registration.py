@@ -22,7 +22,8 @@ its structured classes use (`create_out`, `resize_out`, `check_inplace`,
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from opgen.api.translate import call_arguments
@@ -226,11 +227,12 @@ class _KeyFile:
     namespace: str  # key.lower()
 
 
-def _definitions(texts: KernelTexts, file: _KeyFile, planned: _Planned) -> list[str]:
+def _definitions(
+    texts: KernelTexts, file: _KeyFile, item: Item, kernels: Sequence[Planned]
+) -> list[str]:
     """The item's part of `dispatch_definitions`: the filled-in .ini, its empty lines dropped."""
     index = file.index
     run = texts.run
-    item, kernels = planned
     anonymous, namespaced, registrations = [], [], []
     for p in kernels:
         name, params = texts.wrapper(index, p)
@@ -265,7 +267,12 @@ _Planned = tuple[Item, tuple[Planned, ...]]
 
 
 def emit_registrations(run: AtenRun) -> None:
-    """`Register<Key>_<n>.cpp` and `Register<Key>Everything.cpp` (part: sources)."""
+    """`Register<Key>_<n>.cpp` and `Register<Key>Everything.cpp` (part: sources).
+
+    The kernels are planned now, before the files render in parallel: the
+    dispatch headers use the same plans, and a plan made in a worker would be
+    made again by a worker rendering those.
+    """
     table = run.kernel_table
     texts = KernelTexts(run, table, StructuredWrappers(run.signatures))
     for key in run.options.dispatch_keys:
@@ -284,8 +291,9 @@ def emit_registrations(run: AtenRun) -> None:
             env=_item_env(texts, _KeyFile(out, index, str(key), key.lower())),
             num_shards=4 if key is K.CPU else 1,
             sharded_keys={"dispatch_definitions"},
-            base_env=_base_env(table, key, index),
+            base_env=functools.partial(_base_env, table, key, index),
             template="RegisterDispatchKey.cpp",
+            family=texts,
         )
 
 
@@ -295,7 +303,7 @@ def _root_name(planned: _Planned) -> str:
 
 def _item_env(texts: KernelTexts, file: _KeyFile) -> Callable[[_Planned], dict[str, list[str]]]:
     def env(planned: _Planned) -> dict[str, list[str]]:
-        return {"dispatch_definitions": _definitions(texts, file, planned)}
+        return {"dispatch_definitions": _definitions(texts, file, *planned)}
 
     return env
 
