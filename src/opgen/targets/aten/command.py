@@ -182,8 +182,6 @@ def run_aten(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(note + "\n")
     outputs = run.outputs
     jobs = options.jobs if can_fork() else 1
-    if jobs > 1 and not options.dry_run:
-        run.derive_shared_signatures()
     write_files(outputs.all(), dry_run=options.dry_run, make_roots=not options.dry_run, jobs=jobs)
     if options.output_dependencies:
         lists = dependency_files(options.output_dependencies, outputs.with_dependency_lists())

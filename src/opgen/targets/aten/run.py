@@ -110,18 +110,3 @@ class AtenRun:
         from opgen.targets.aten.dispatch_plan import KernelTable  # it imports this module
 
         return KernelTable(self)
-
-    def derive_shared_signatures(self) -> None:
-        """Derive now the signatures that many file families render.
-
-        Each function's dispatcher, C++ and kernel signatures appear in a dozen
-        files. Rendered in parallel (`write_files(jobs=...)`), every process
-        would derive its own copy; derived here, before the fork, they are
-        inherited and derived once.
-        """
-        for f in self.spec.functions:
-            sigs = self.signatures.of(f)
-            for sig in (sigs.dispatcher, *(sigs.native(m) for m in self.spec.kernels(f).values())):
-                _ = (sig.declared_parameters, sig.defined_parameters, sig.returns_text)
-            for cpp in sigs.cpp.signatures(symint=True):
-                _ = (cpp.decl(), cpp.defn())
