@@ -228,6 +228,8 @@ def _build_shard_envs(
     lists = [{k: list(v) for k, v in sharded_base.items()} for _ in range(num_shards + 1)]
     for item in items:
         contribution = env(item)
+        if not contribution:  # adds nothing to any shard
+            continue
         undeclared = sorted(contribution.keys() - sharded_base.keys())
         if undeclared:
             raise OutputError(f"env sets keys not declared as sharded: {undeclared}")
@@ -290,11 +292,17 @@ class OutputSet:
         self._entries[rel] = _Entry(text, listed, family, weight)
 
     def add_template(
-        self, path: str, env: Env | Callable[[], Env], *, template: str | None = None
+        self,
+        path: str,
+        env: Env | Callable[[], Env],
+        *,
+        template: str | None = None,
+        family: object = None,
     ) -> None:
-        """Produce `path` from template `template` (default: the same name) with `env`."""
+        """Produce `path` from template `template` (default: the same name) with `env`;
+        `family` as for `add`."""
         name = path if template is None else template
-        self.add(path, lambda: self.render(name, env() if callable(env) else env))
+        self.add(path, lambda: self.render(name, env() if callable(env) else env), family=family)
 
     def add_sharded(
         self,
@@ -314,7 +322,8 @@ class OutputSet:
         """Spread `items` over `num_shards` files plus an unlisted Everything file.
 
         The keys `env(item)` returns must be in `sharded_keys`; their values are
-        appended, in item order, to the item's shard and to Everything. `base_env`
+        appended, in item order, to the item's shard and to Everything (an item
+        whose env is empty is not given a shard). `base_env`
         may be a callable that computes it when the first of the files renders.
         The template is the file `template` names (default: `path`), or what
         `source()` returns, for one built in memory (then `template` only names it

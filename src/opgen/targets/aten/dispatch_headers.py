@@ -89,6 +89,7 @@ def emit_dispatch_headers(run: AtenRun) -> None:
                 f"{key}Functions_inl.h",
                 functools.partial(_aggregated_env, run, declarations, key),
                 template="DispatchKeyFunctions_inl.h",
+                family=declarations.table,  # with the registrations, which make the same plans
             )
 
 

@@ -263,47 +263,41 @@ def _definitions(
     return ["\n".join(filter(None, text.split("\n")))]
 
 
-_Planned = tuple[Item, tuple[Planned, ...]]
-
-
 def emit_registrations(run: AtenRun) -> None:
     """`Register<Key>_<n>.cpp` and `Register<Key>Everything.cpp` (part: sources).
 
-    The kernels are planned now, before the files render in parallel: the
-    dispatch headers use the same plans, and a plan made in a worker would be
-    made again by a worker rendering those.
+    All keys' files are one family, sharing the kernel table's plans (with the
+    dispatch headers) and the key-independent texts: each key's kernels are
+    planned when its files render, in the process that renders them.
     """
     table = run.kernel_table
     texts = KernelTexts(run, table, StructuredWrappers(run.signatures))
     for key in run.options.dispatch_keys:
         out = output_set_for(run, key)
         index = table.index(key)
-        # Items without kernels add nothing to any shard, so only the others are passed.
-        planned = [
-            (item, kernels)
-            for item in table.candidates(key)
-            if (kernels := table.plan(index, item))
-        ]
         out.add_sharded(
             f"Register{key}.cpp",
-            planned,
+            table.candidates(key),
             key=_root_name,
             env=_item_env(texts, _KeyFile(out, index, str(key), key.lower())),
             num_shards=4 if key is K.CPU else 1,
             sharded_keys={"dispatch_definitions"},
             base_env=functools.partial(_base_env, table, key, index),
             template="RegisterDispatchKey.cpp",
-            family=texts,
+            family=table,
         )
 
 
-def _root_name(planned: _Planned) -> str:
-    return planned[0].root_name
+def _root_name(item: Item) -> str:
+    return item.root_name
 
 
-def _item_env(texts: KernelTexts, file: _KeyFile) -> Callable[[_Planned], dict[str, list[str]]]:
-    def env(planned: _Planned) -> dict[str, list[str]]:
-        return {"dispatch_definitions": _definitions(texts, file, *planned)}
+def _item_env(texts: KernelTexts, file: _KeyFile) -> Callable[[Item], dict[str, list[str]]]:
+    def env(item: Item) -> dict[str, list[str]]:
+        kernels = texts.table.plan(file.index, item)
+        if not kernels:  # nothing for this key
+            return {}
+        return {"dispatch_definitions": _definitions(texts, file, item, kernels)}
 
     return env
 
