@@ -51,7 +51,6 @@ import functools
 import itertools
 import os
 import re
-import shutil
 import stat
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
@@ -584,6 +583,8 @@ class _NewTrees:
             os.rename(self._temporaries.pop(directory), directory)
 
     def discard(self) -> None:
+        import shutil  # only after a failure
+
         for temporary in self._temporaries.values():
             shutil.rmtree(temporary, ignore_errors=True)
         self._temporaries.clear()

@@ -8,10 +8,12 @@ and floats.
 
 from __future__ import annotations
 
+import pytest
 import yaml
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from opgen.targets.aten import yaml_text
 from opgen.targets.aten.yaml_text import YamlScalars, is_plain, yaml_float
 
 DUMPER = getattr(yaml, "CSafeDumper", yaml.SafeDumper)  # torchgen's choice
@@ -40,6 +42,10 @@ ASCII_TEXT = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), max_
 @example("x:", 1)
 @example("x: y", 1)
 @example("key: ", 1)
+@example("::std::optional<bool>", 1)
+@example("::std::tuple<at::Tensor,at::Tensor> (const at::Tensor &, int64_t)", 2)
+@example("::", 1)
+@example("::x: y", 1)
 def test_plain_strings_are_what_pyyaml_writes(s: str, depth: int) -> None:
     if is_plain(s):
         assert dumped_value(s, depth) == s
@@ -48,6 +54,38 @@ def test_plain_strings_are_what_pyyaml_writes(s: str, depth: int) -> None:
 @given(ASCII_TEXT | st.text(max_size=10), st.integers(1, 3))
 def test_every_string_is_what_pyyaml_writes(s: str, depth: int) -> None:
     assert YamlScalars().string(s, depth) == dumped_value(s, depth)
+
+
+@given(st.sampled_from([*"#,[]{}&*!|>'\"%@`?:-", "::", ""]), ASCII_TEXT, st.integers(1, 3))
+@example("", "", 1)
+@example("{", "}", 2)
+@example('"', 'valid"', 1)
+@example("'", "it's'", 1)
+def test_strings_after_an_indicator_are_what_pyyaml_writes(
+    first: str, rest: str, depth: int
+) -> None:
+    s = first + rest
+    assert YamlScalars().string(s, depth) == dumped_value(s, depth)
+
+
+@pytest.mark.parametrize(
+    ("s", "text"),
+    [
+        ("::std::optional<at::Device>", "::std::optional<at::Device>"),
+        ("", "''"),
+        ("{}", "'{}'"),
+        ('"valid"', "'\"valid\"'"),
+        ("'same'", "'''same'''"),
+    ],
+)
+def test_the_strings_of_atens_spec_need_no_pyyaml(
+    s: str, text: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_pyyaml(s: str, depth: int) -> str:
+        raise AssertionError(f"PyYAML asked for {s!r}")
+
+    monkeypatch.setattr(yaml_text, "_dumped", no_pyyaml)
+    assert YamlScalars().string(s, 1) == text
 
 
 @given(st.none() | st.booleans() | st.integers())

@@ -29,7 +29,6 @@ reported on stdout.
 
 from __future__ import annotations
 
-import difflib
 import os
 from collections.abc import Mapping, Sequence
 
@@ -354,6 +353,8 @@ def _first_difference(path: str, old: str, new: str) -> Location:
 
 
 def _out_of_date(old: str, new: str) -> str:
+    import difflib  # only for a header that is out of date
+
     diff = "\n".join(
         difflib.unified_diff(
             old.splitlines(), new.splitlines(), fromfile="expected", tofile="actual", lineterm=""

@@ -12,11 +12,14 @@ the scalars need PyYAML's rules:
   point (`1e-05` -> `1.0e-05`), and `.nan`, `.inf`, `-.inf`;
 - a string is plain when the emitter allows a plain scalar in block context
   and reading it back plain gives a string; otherwise quoted. Strings that
-  start with a letter or `_`, hold only printable ASCII, do not end in a space
+  start with a letter or `_` (or `::` and then one: C++ types such as
+  `::std::optional<bool>`), hold only printable ASCII, do not end in a space
   or `:`, contain no `: ` or ` #`, and are not a YAML 1.1 boolean or null word
-  are always plain; any other string is rendered once by PyYAML itself, in the
+  are always plain. The empty string, and printable ASCII that starts with an
+  indicator that forbids a plain scalar (`{`, `"`, `#` ...), are single-quoted,
+  with `'` doubled. Any other string is rendered once by PyYAML itself, in the
   same nesting depth (which decides how a multi-line scalar is indented), and
-  the result is kept.
+  the result is kept; ATen's spec has none, so PyYAML is not imported.
 
 Layout facts: mappings in a sequence start `- ` and continue two columns in;
 a sequence that is a mapping value is not indented further than its key
@@ -28,7 +31,9 @@ from __future__ import annotations
 import math
 import re
 
-_PLAIN = re.compile(r"[A-Za-z_][\x20-\x7e]*")
+_PLAIN = re.compile(r"(?:::)?[A-Za-z_][\x20-\x7e]*")
+# Empty, or starting with an indicator that rules out a plain scalar: single-quoted.
+_SINGLE_QUOTED = re.compile(r"(?:[#,\[\]{}&*!|>'\"%@`][\x20-\x7e]*)?")
 _NOT_PLAIN = re.compile(r": | #|[ :]\Z")
 # Words a plain scalar would read back as a boolean or null (YAML 1.1, PyYAML's resolver).
 _SPECIAL_WORDS = frozenset({"yes", "no", "true", "false", "on", "off", "null"})
@@ -73,7 +78,13 @@ class YamlScalars:
             known = self._strings[depth] = {}
         found = known.get(s)
         if found is None:
-            found = known[s] = s if is_plain(s) else _dumped(s, depth)
+            if is_plain(s):
+                found = s
+            elif _SINGLE_QUOTED.fullmatch(s):
+                found = "'" + s.replace("'", "''") + "'"
+            else:
+                found = _dumped(s, depth)
+            known[s] = found
         return found
 
 
