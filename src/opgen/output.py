@@ -9,8 +9,8 @@ build systems see unchanged mtimes). A directory that does not exist yet is
 built whole under a temporary name, its files at their final names, and
 renamed into place. Every file is rendered (into a temporary file or
 directory) before the first one is renamed into place, so a failing target
-leaves the outputs as they were. `dependency_files` gives the output lists build systems read, and
-`write_if_changed` writes them.
+leaves the outputs as they were. `dependency_files` gives the output lists
+build systems read, and `write_if_changed` writes them.
 
 An `OutputSet` stands for one torchgen `FileManager`. `python -m torchgen.gen`
 keeps several (cpu, cpu_vec, cuda, core, ops, aoti, headeronly), some sharing
@@ -322,13 +322,12 @@ class OutputSet:
 
         The keys `env(item)` returns must be in `sharded_keys`; their values are
         appended, in item order, to the item's shard and to Everything (an item
-        whose env is empty is not given a shard). `base_env`
-        may be a callable that computes it when the first of the files renders.
-        The template is the file `template` names (default: `path`), or what
-        `source()` returns, for one built in memory (then `template` only names it
-        in the default generated comment). `family` puts the files in the family
-        of other files that share lazily built state with them (default: their
-        own); `weight` is as for `add`.
+        whose env is empty is not given a shard). `base_env` may be a callable,
+        called when the first of the files renders. The template is the file
+        `template` names (default: `path`), or what `source()` returns, for one
+        built in memory (then `template` only names it in the default generated
+        comment). `family` puts the files in the family of other files that share
+        lazily built state with them (default: their own); `weight` is as for `add`.
         """
         rel, name = _relative(path), path if template is None else template
         pure = PurePosixPath(rel)

@@ -213,6 +213,29 @@ def test_shard_template_and_stem_with_subdirectory() -> None:
     assert [out.text(p) for p in out.paths()] == ["Everything:a", "_0:a", "_1:"]
 
 
+def test_a_callable_base_env_is_called_when_the_files_render_and_empty_envs_add_nothing() -> None:
+    calls: list[str] = []
+
+    def base() -> dict[str, object]:
+        calls.append("base")
+        return {"xs": ["head"], "name": "CPU"}
+
+    out = OutputSet("out", templates(T_cpp="$shard_id:$xs:$name"))
+    out.add_sharded(
+        "K.cpp",
+        ["a", "", "b"],
+        key=str,
+        env=lambda x: {"xs": [x]} if x else {},
+        num_shards=1,
+        sharded_keys=["xs"],
+        base_env=base,
+        template="T.cpp",
+    )
+    assert calls == []
+    assert [out.text(p) for p in out.paths()] == ["Everything:head, a, b:CPU", "_0:head, a, b:CPU"]
+    assert calls == ["base"]
+
+
 def test_everything_is_written_but_not_listed() -> None:
     assert [p.as_posix() for p in sharded().listed()] == [
         "out/Register_0.cpp",
