@@ -77,16 +77,16 @@ def emit_aoti_c_shim(run: AtenRun) -> None:
     The texts render with the files, except a header that must be checked now.
     """
     tables = load_fallback_tables(run.options.source_path, run.options.aoti_fallback_ops)
-    found = _Found(run)
+    lookups = _Lookups(run)
     for key in run.options.aoti_backends:
         table = tables.aten_shimified_ops if key is None else tables.inductor_fallback_ops
         device = "aten" if key is None else key.lower()
-        shims = _BackendShims(run, found, key, table)
+        shims = _BackendShims(run, lookups, key, table)
         _emit_or_check_header(run, f"c_shim_{device}.h", shims)
-        run.outputs.aoti.add(f"c_shim_{device}.cpp", shims.source, family=found)
+        run.outputs.aoti.add(f"c_shim_{device}.cpp", shims.source, family=lookups)
 
 
-class _Found:
+class _Lookups:
     """What every backend's shims look up, built once, when the first renders."""
 
     def __init__(self, run: AtenRun) -> None:
@@ -108,26 +108,22 @@ class _BackendShims:
     def __init__(
         self,
         run: AtenRun,
-        found: _Found,
+        lookups: _Lookups,
         key: DispatchKey | None,
         table: Mapping[str, FallbackEntry],
     ) -> None:
-        self.run, self.found, self.key, self.table = run, found, key, table
+        self.run, self.lookups, self.key, self.table = run, lookups, key, table
 
     @cached
     def shims(self) -> list[tuple[str | None, tuple[str, str] | None]]:
-        found = self.found
-        listed = sorted(op for op in self.table if op in found.by_op_name)
+        by_op_name, delegates, abi = (
+            self.lookups.by_op_name,
+            self.lookups.delegates,
+            self.lookups.abi,
+        )
+        listed = sorted(op for op in self.table if op in by_op_name)
         return [
-            _shim(
-                self.run,
-                found.by_op_name[op],
-                self.table[op],
-                op,
-                self.key,
-                found.delegates,
-                found.abi,
-            )
+            _shim(self.run, by_op_name[op], self.table[op], op, self.key, delegates, abi)
             for op in listed
         ]
 
@@ -328,7 +324,7 @@ def _source_text(
 def _emit_or_check_header(run: AtenRun, name: str, shims: _BackendShims) -> None:
     """Write the header (`--update-aoti-c-shim`), or check the one on disk is current."""
     if run.options.update_aoti_c_shim:
-        run.outputs.aoti.add(name, shims.header, family=shims.found)
+        run.outputs.aoti.add(name, shims.header, family=shims.lookups)
         return
     path = os.path.join(run.options.aoti_install_dir, name)
     try:
