@@ -74,6 +74,10 @@ class OutputError(Exception):
 class Substitutable(Protocol):
     """A compiled template; `opgen.template.Template` is one."""
 
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The placeholders it fills."""
+
     def substitute(self, env: Mapping[str, object], /) -> str: ...
 
 
@@ -183,7 +187,9 @@ class _ShardEnvs:
 
     They hold every item's fragments (the whole family's text), so they are
     dropped once each of the family's files has taken its env, and built again
-    should a file be rendered a second time.
+    should a file be rendered a second time. With one shard, Everything and _0
+    hold the same items; unless the template shows `shard_id`, their texts are
+    the same, and `same_text` renders it once for both.
     """
 
     def __init__(
@@ -199,8 +205,23 @@ class _ShardEnvs:
         self._build = functools.partial(
             _build_shard_envs, items, key, env, num_shards, base_env, sharded_keys, rel
         )
+        self.num_shards = num_shards
         self._envs: list[dict[str, object]] | None = None
         self._untaken: set[int] = set()
+        self._same: str | None = None  # the text of every file, until each has taken it
+        self._same_untaken: set[int] = set()
+
+    def same_text(self, index: int, render: Callable[[dict[str, object]], str]) -> str:
+        """`render(env)` for a family whose files all have the same text: rendered once."""
+        if self._same is None:
+            self._same = render(self.take(index))
+            self._same_untaken = set(range(self.num_shards + 1))
+            self._envs = None  # no file needs them now
+        text = self._same
+        self._same_untaken.discard(index)
+        if not self._same_untaken:
+            self._same = None
+        return text
 
     def take(self, index: int) -> dict[str, object]:
         if self._envs is None:
@@ -353,17 +374,24 @@ class OutputSet:
         envs: _ShardEnvs,
         index: int,
     ) -> str:
-        env = envs.take(index)
-        if source is None:
-            return self.render(template, env)
-        return render_template(source(), env, template_name=template, generator=self._generator)
+        compiled = self._template(template) if source is None else source()
+
+        def render(env: Env) -> str:
+            return render_template(compiled, env, template_name=template, generator=self._generator)
+
+        if envs.num_shards == 1 and "shard_id" not in compiled.names:
+            return envs.same_text(index, render)
+        return render(envs.take(index))
 
     def render(self, template: str, env: Env) -> str:
+        return render_template(
+            self._template(template), env, template_name=template, generator=self._generator
+        )
+
+    def _template(self, template: str) -> Substitutable:
         if self._templates is None:
             raise OutputError(f"{self.root}: no template directory to read {template} from")
-        return render_template(
-            self._templates(template), env, template_name=template, generator=self._generator
-        )
+        return self._templates(template)
 
     def paths(self) -> list[str]:
         """Every relative path, in the order added."""

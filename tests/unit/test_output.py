@@ -29,6 +29,7 @@ class Dollar:
 
     def __init__(self, pattern: str) -> None:
         self.pattern = pattern
+        self.names = tuple(string.Template(pattern).get_identifiers())
 
     def substitute(self, env: Mapping[str, object], /) -> str:
         flat = {k: ", ".join(map(str, v)) if isinstance(v, list) else v for k, v in env.items()}
@@ -234,6 +235,36 @@ def test_a_callable_base_env_is_called_when_the_files_render_and_empty_envs_add_
     assert calls == []
     assert [out.text(p) for p in out.paths()] == ["Everything:head, a, b:CPU", "_0:head, a, b:CPU"]
     assert calls == ["base"]
+
+
+def test_one_shard_without_shard_id_renders_once_for_everything_and_its_shard() -> None:
+    rendered: list[str] = []
+
+    class Counting(Dollar):
+        def substitute(self, env: Mapping[str, object], /) -> str:
+            rendered.append(self.pattern)
+            return super().substitute(env)
+
+    def make(pattern: str) -> OutputSet:
+        out = OutputSet("out", TemplateDir("/t", lambda path: Counting(pattern)))
+        out.add_sharded(
+            "K.cpp",
+            ["a", "b"],
+            key=str,
+            env=lambda x: {"xs": [x]},
+            num_shards=1,
+            sharded_keys=["xs"],
+        )
+        return out
+
+    out = make("[$xs]")
+    assert [out.text(p) for p in out.paths()] == ["[a, b]", "[a, b]"]
+    assert rendered == ["[$xs]"]
+    assert out.text("K_0.cpp") == "[a, b]"  # rendered again, should it be asked again
+    rendered.clear()
+    out = make("$shard_id:$xs")
+    assert [out.text(p) for p in out.paths()] == ["Everything:a, b", "_0:a, b"]
+    assert len(rendered) == 2
 
 
 def test_everything_is_written_but_not_listed() -> None:
