@@ -565,16 +565,16 @@ class _NewTrees:
     half-written file under an output's name.
     """
 
-    def __init__(self, temporaries: dict[str, str], built: dict[str, str]) -> None:
-        self._temporaries = temporaries  # new top directory -> its temporary name
-        self._built = built  # each new directory -> where it is being built
+    def __init__(self) -> None:
+        self._temporaries: dict[str, str] = {}  # new top directory -> its temporary name
+        self._built: dict[str, str] = {}  # each new directory -> where it is being built
 
     @classmethod
     def make(cls, directories: Iterable[str]) -> _NewTrees:
         """Start building each of `directories` that is missing, and its missing parents."""
-        trees = cls({}, {})
+        trees = cls()
         try:
-            for directory in sorted(set(directories), key=len):  # parents before children
+            for directory in sorted(set(directories)):  # `_missing` puts parents first
                 for missing in _missing(directory):
                     if missing not in trees._built:
                         trees._add(missing)

@@ -96,8 +96,10 @@ class KernelTable:
         errors: list[Diagnostic] = []
         keys = [k for k in self.run.options.dispatch_keys if k in DERIVED_STRUCTURED_KEYS]
         for g in self.run.spec.groups:
+            if not g.structured:
+                continue
             for key in keys:
-                if g.structured and self.kernel(self.index(key), g.out) is not None:
+                if self.kernel(self.index(key), g.out) is not None:
                     errors.append(
                         Diagnostic(
                             g.out.location_of("dispatch"),
