@@ -41,3 +41,22 @@ def test_bad_usage_exits_2() -> None:
     done = opgen("aten", "--jobs", "0")
     assert done.returncode == 2
     assert "expected a positive integer, not '0'" in done.stderr
+
+
+def test_an_unknown_command_is_a_usage_error_that_lists_the_commands() -> None:
+    done = opgen("atne")
+    assert done.returncode == 2
+    assert "argument COMMAND: invalid choice: 'atne' (choose from 'check', 'dump', 'aten'," in (
+        done.stderr
+    )
+    assert "'coverage', 'torch-library')" in done.stderr
+
+
+def test_a_command_parses_its_own_arguments_alone() -> None:
+    """Only the named command's parser is built; its help and errors are unchanged."""
+    done = opgen("aten", "--help")
+    assert done.returncode == 0
+    assert done.stdout.startswith("usage: opgen aten [-h]")
+    done = opgen("aten", "--no-such-flag")
+    assert done.returncode == 2
+    assert done.stderr.endswith("opgen: error: unrecognized arguments: --no-such-flag\n")
