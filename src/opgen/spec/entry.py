@@ -36,6 +36,7 @@ from opgen.spec.library import (
     reject_unknown_keys,
 )
 from opgen.spec.load import YamlList, YamlMap
+from opgen.spec.located import written
 from opgen.spec.native import NativeFunction
 from opgen.spec.precompute import Precompute, UfuncInnerLoop
 from opgen.spec.schema import FunctionSchema, OperatorName
@@ -220,7 +221,19 @@ def _read_func(e: _Entry, library: bool, legacy: bool) -> tuple[str, FunctionSch
         schema = FunctionSchema.parse(text[skip:], library=library, legacy=legacy)
         return namespace or "aten", schema
     except SchemaError as error:
-        raise error.at(e.at("func").shifted(skip)) from None
+        raise _misread(e, skip, error) from None
+
+
+def _misread(e: _Entry, skip: int, error: SchemaError) -> SpecError:
+    """The schema's error, at its place in the file, also when 'func:' spans lines."""
+    value = written(e.entry, "func", e.entry.positions.text.split("\n"))
+    if value.block == "|" and value.text.find("\n") == len(value.text) - 1:
+        return SpecError(
+            "a schema must be written on one line; this '|' block scalar ends in a line "
+            "break (write the schema after 'func:', or use '|-')",
+            value.location,
+        )
+    return value.place(error, skip)
 
 
 def _read_operator_name(e: _Entry, key: str) -> OperatorName | None:

@@ -58,8 +58,9 @@ class _Loader(_SafeLoader):
 class NodePositions:
     """Positions are PyYAML nodes; an entry's is the pair (key node, value node)."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, text: str) -> None:
         self.path = path
+        self.text = text
 
     def of_collection(self, at: object) -> Location:
         assert isinstance(at, yaml.Node)
@@ -96,9 +97,9 @@ def _location(path: str, node: yaml.Node) -> Location:
 
 
 class _Builder:
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, text: str) -> None:
         self.path = path
-        self.positions = NodePositions(path)
+        self.positions = NodePositions(path, text)
         self.errors: list[Diagnostic] = []
         self._scalars = SafeConstructor()
 
@@ -219,7 +220,7 @@ def read_full(path: str, text: str) -> YamlDocument:
         raise SpecError(f"invalid YAML: {e}", Location(path, 1)) from None
     if node is None:
         return YamlDocument(path, text, None, Location(path, 1))
-    builder = _Builder(path)
+    builder = _Builder(path, text)
     root = builder.build(node)
     if builder.errors:
         raise SpecError.of(builder.errors)

@@ -491,11 +491,11 @@ class _TextPositions:
 
     def __init__(self, path: str, text: str) -> None:
         self.path = path
-        self._text = text
+        self.text = text
 
     @cached
     def _line_starts(self) -> list[int]:
-        return list(accumulate((len(line) + 1 for line in self._text.split("\n")), initial=0))
+        return list(accumulate((len(line) + 1 for line in self.text.split("\n")), initial=0))
 
     def _location(self, offset: int, length: int) -> Location:
         starts = self._line_starts
@@ -535,7 +535,7 @@ class _TextPositions:
         start = m.start(_REST)
         if not rest or rest[0] == "#":  # empty: PyYAML marks it after the ':' or the '-'
             if m.group(_KEY) is not None:
-                return self._text.index(":", m.end(_KEY)) + 1, 1
+                return self.text.index(":", m.end(_KEY)) + 1, 1
             return m.start(_DASH) + 1, 1
         first = rest[0]
         if first == "'" or first == '"':

@@ -37,9 +37,9 @@ from typing import TypeVar
 from opgen.diagnostics import Location, SpecError
 from opgen.frozen import frozen
 from opgen.spec.load import YamlList, YamlMap
+from opgen.spec.located import WrittenText, written
 from opgen.spec.mlx.cpp_signature import CppSignature, parse_cpp_signature
 from opgen.spec.mlx.declarations import Parameter
-from opgen.spec.mlx.located import WrittenText, written
 from opgen.spec.mlx.operators import ReadOperator, SharedKeys, name_problem
 from opgen.spec.mlx.python_signature import PythonSignature, parse_python_signature
 from opgen.spec.mlx.type_mapping import cpp_default, python_default

@@ -22,9 +22,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from opgen.diagnostics import Diagnostic, Location, SpecError
 from opgen.frozen import frozen
 from opgen.spec.load import YamlMap
+from opgen.spec.located import WrittenText, written
 from opgen.spec.mlx.derivatives import WrittenFormula, read_grad_mapping
 from opgen.spec.mlx.formulas import MULTI_OUTPUT_NAMES, Scope, check_formula
-from opgen.spec.mlx.located import WrittenText, written
 from opgen.spec.mlx.model import GradFormula, MlxOperator
 from opgen.spec.mlx.type_mapping import ARRAY_TYPES
 from opgen.spec.schema import FunctionSchema

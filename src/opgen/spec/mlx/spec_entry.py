@@ -25,7 +25,7 @@ from collections.abc import Iterator, Sequence
 from opgen.diagnostics import Location, SpecError
 from opgen.spec.arguments import Argument, Return
 from opgen.spec.load import YamlMap
-from opgen.spec.mlx.located import WrittenText, written
+from opgen.spec.located import WrittenText, written
 from opgen.spec.mlx.operators import ReadOperator, SharedKeys, name_problem
 from opgen.spec.mlx.type_mapping import (
     MLX_TYPE_LIST,
