@@ -13,6 +13,7 @@ from enum import Enum
 
 from opgen.diagnostics import Location
 from opgen.frozen import frozen
+from opgen.spec.located import WrittenText
 from opgen.spec.native import NativeFunction
 
 # The dispatch key of formulas written outside a `dispatch:` table.
@@ -30,14 +31,19 @@ class Formula:
 
     key: str  # as written: `self, other`
     names: tuple[str, ...]  # the key's inputs (backward) or outputs (forward), in key order
-    text: str
-    location: Location  # of the text
+    written: WrittenText  # the text, and where each of its characters is
     key_location: Location
     name_offsets: tuple[int, ...]  # where each name starts in the key
     forward: bool = False  # computes output tangents (`result: ...`)
-    # Whether `location` is the first character of `text` on one line, so that
-    # an offset into the text is an offset on the line (a plain one-line scalar).
-    exact: bool = False
+
+    @property
+    def text(self) -> str:
+        return self.written.text
+
+    @property
+    def location(self) -> Location:
+        """Where the text starts (a block scalar's indicator)."""
+        return self.written.location
 
     @property
     def inputs(self) -> tuple[str, ...]:
@@ -53,9 +59,7 @@ class Formula:
 
     def span(self, offset: int, length: int) -> Location:
         """`length` characters at `offset` in the text; the whole text if that cannot be placed."""
-        if self.exact:
-            return self.location.shifted(offset, length)
-        return self.location
+        return self.written.at(offset, length)
 
 
 @frozen

@@ -29,6 +29,7 @@ from opgen.spec.derivatives.operators import LibraryOperators, TorchOperators
 from opgen.spec.derivatives.torch_rules import check_torch_formulas
 from opgen.spec.keys import BACKEND_COMPONENTS
 from opgen.spec.load import YamlDocument, YamlList, YamlMap, load_yaml
+from opgen.spec.located import written_at
 from opgen.spec.native import NativeFunction
 
 # The keys a `dispatch:` table may name besides "Default" (upstream's AUTOGRAD_KEYS).
@@ -230,12 +231,10 @@ class _EntryReader:
         at = mapping.value_location(key)
         if not isinstance(text, str):
             raise SpecError("a formula must be a string", at)
-        line = self._lines[at.line - 1] if 0 < at.line <= len(self._lines) else ""
-        start = (at.col or 1) - 1
-        exact = "\n" not in text and line[start : start + len(text)] == text
         # Upstream tells the two kinds apart by the first name alone.
         forward = self.dialect is Dialect.TORCH and names[0] not in arguments
-        return Formula(key, names, text, at, key_at, offsets, forward=forward, exact=exact)
+        written = written_at(text, at, self._lines)
+        return Formula(key, names, written, key_at, offsets, forward=forward)
 
 
 def _split_names(key: str, at: Location) -> tuple[tuple[str, ...], tuple[int, ...]]:

@@ -312,7 +312,7 @@ def _formula_lines(formula: Formula, target: str) -> _Lines:
     line, column = at.line, 1
     if "\n" in text:
         line += 1
-    elif formula.exact:
+    elif formula.written.exact:
         column = at.col or 1
     code = " " * (column - 1) + text + ";"
     return [
