@@ -8,6 +8,8 @@ placed line by line, so an error points at the whole value.
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from opgen.diagnostics import Location
 from opgen.spec.load import parse_yaml
@@ -62,3 +64,34 @@ def test_a_value_not_written_as_read_is_placed_whole(document: str) -> None:
     value = written(root, "func", document.split("\n"))
     assert value.at(12, 3) == root.value_location("func")
     assert isinstance(value.at(12, 3), Location)
+
+
+word = st.from_regex(r"[a-z][a-z0-9_(),.>-]{0,8}", fullmatch=True)
+words = st.lists(word, min_size=1, max_size=4)
+
+
+@given(
+    lines=st.lists(words, min_size=1, max_size=4),
+    indent=st.integers(min_value=1, max_value=6),
+    quote=st.sampled_from(["", "'", '"']),
+)
+def test_every_placed_character_is_the_one_written_there(
+    lines: list[list[str]], indent: int, quote: str
+) -> None:
+    """A value wrapped over lines: each of its characters, but the spaces that stand for
+    line breaks, is placed on the source character it was read from."""
+    body = ("\n" + " " * indent).join(" ".join(line) for line in lines)
+    document = f"func: {quote}{body}{quote}\n"
+    root = parse_yaml("spec.yaml", document).root
+    assert isinstance(root, YamlMap)
+    source = document.split("\n")
+    value = written(root, "func", source)
+    assert value.text == " ".join(" ".join(line) for line in lines)
+    for offset, char in enumerate(value.text):
+        at = value.at(offset)
+        assert at.col is not None
+        line = source[at.line - 1]
+        if at.col <= len(line):
+            assert line[at.col - 1] == char
+        else:  # just past the end of a line: the line break, read as a space
+            assert (char, at.col) == (" ", len(line) + 1)

@@ -68,8 +68,10 @@ def written_at(text: str, at: Location, lines: Sequence[str]) -> WrittenText:
     if indicator in ("|", ">"):
         placed = _block_lines(text, at.line, lines, indicator)
         return WrittenText(text, at, False, placed, indicator)
-    quote = line[start - 1 : start] if start and line[start - 1] in "'\"" else ""
-    return WrittenText(text, at, False, _wrapped_lines(text, at, lines, quote))
+    quote = line[start - 1 : start] if start else ""
+    quoted = quote in ("'", '"')
+    placed = _wrapped_lines(text, at, lines, quote if quoted else "") if line else ()
+    return WrittenText(text, at, False, placed)
 
 
 def _block_lines(
