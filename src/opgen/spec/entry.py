@@ -227,10 +227,10 @@ def _read_func(e: _Entry, library: bool, legacy: bool) -> tuple[str, FunctionSch
 def _misread(e: _Entry, skip: int, error: SchemaError) -> SpecError:
     """The schema's error, at its place in the file, also when 'func:' spans lines."""
     value = written(e.entry, "func", e.entry.positions.text.split("\n"))
-    if value.block == "|" and value.text.find("\n") == len(value.text) - 1:
+    if value.block and value.text.find("\n") == len(value.text) - 1:
         return SpecError(
-            "a schema must be written on one line; this '|' block scalar ends in a line "
-            "break (write the schema after 'func:', or use '|-')",
+            f"a schema must be written on one line; this '{value.block}' block scalar ends "
+            f"in a line break (write the schema after 'func:', or use '{value.block}-')",
             value.location,
         )
     return value.place(error, skip)

@@ -38,7 +38,8 @@ class WrittenText:
     block: str = ""  # a block scalar's indicator, '|' or '>'
 
     def at(self, offset: int, length: int = 1) -> Location:
-        """`length` characters at `offset` into the text; the whole value if not exact."""
+        """`length` characters at `offset` into the text; the whole value if they
+        cannot be placed."""
         if self.exact:
             return self.location.shifted(offset, length)
         for start, line, col in reversed(self.lines):
