@@ -180,7 +180,7 @@ def read_entry(entry: YamlMap, options: EntryOptions) -> tuple[NativeFunction, D
         has_composite_explicit_autograd_kernel=DispatchKey.CompositeExplicitAutograd in dispatch,
         has_composite_explicit_autograd_non_functional_kernel=CEA_NON_FUNCTIONAL in dispatch,
         tags=_read_tags(e, namespace, func, options),
-        field_locations=entry.value_locations,
+        source=entry,
         namespace_prefix=len(str(entry["func"])) - len(func.text),
         extensions=read_extensions(entry) if options.library else NO_EXTENSIONS,
     )
@@ -226,7 +226,7 @@ def _read_func(e: _Entry, library: bool, legacy: bool) -> tuple[str, FunctionSch
 
 def _misread(e: _Entry, skip: int, error: SchemaError) -> SpecError:
     """The schema's error, at its place in the file, also when 'func:' spans lines."""
-    value = written(e.entry, "func", e.entry.positions.text.split("\n"))
+    value = written(e.entry, "func")
     if value.block and value.text.find("\n") == len(value.text) - 1:
         return SpecError(
             f"a schema must be written on one line; this '{value.block}' block scalar ends "
@@ -584,32 +584,41 @@ def _read_ufunc_inner_loop(
     raw = e.entry.get("ufunc_inner_loop", {})
     if isinstance(raw, dict) and not raw:
         return {}
-    where = e.at("ufunc_inner_loop")
+    # Locations are found only for an error: the first one costs a pass over the file.
     loops: dict[UfuncKey, UfuncInnerLoop] = {}
-    items: list[tuple[object, object, Location]]
+    items: list[tuple[object, object]]
     if isinstance(raw, str):
-        items = [(UfuncKey.Generic.value, raw, where)]
+        items = [(UfuncKey.Generic.value, raw)]
     elif isinstance(raw, YamlMap):
-        items = [(k, v, raw.value_location(k)) for k, v in raw.items()]
-    elif isinstance(raw, dict) and not raw:
-        items = []
+        items = list(raw.items())
     else:
         raise SpecError(
-            f"'ufunc_inner_loop' must be a string or a mapping, not {_describe(raw)}", where
+            f"'ufunc_inner_loop' must be a string or a mapping, not {_describe(raw)}",
+            e.at("ufunc_inner_loop"),
         )
-    for key_name, text, at in items:
+
+    def at(key_name: object) -> Location:
+        if isinstance(raw, YamlMap):
+            return raw.value_location(key_name)
+        return e.at("ufunc_inner_loop")
+
+    for key_name, text in items:
         if key_name not in UfuncKey.__members__:
-            raise SpecError(f"unknown ufunc key '{key_name}'", at)
+            raise SpecError(f"unknown ufunc key '{key_name}'", at(key_name))
         if not isinstance(text, str):
-            raise SpecError(f"a ufunc inner loop must be a string, not {_describe(text)}", at)
+            raise SpecError(
+                f"a ufunc inner loop must be a string, not {_describe(text)}", at(key_name)
+            )
         ufunc_key = UfuncKey[str(key_name)]
         try:
             loops[ufunc_key] = UfuncInnerLoop.parse(text, ufunc_key)
         except SchemaError as error:
-            raise error.at(at) from None
+            raise error.at(at(key_name)) from None
     if loops:
         if not structured or not func.is_out_fn():
-            raise SpecError("'ufunc_inner_loop' requires a structured out= operator", where)
+            raise SpecError(
+                "'ufunc_inner_loop' requires a structured out= operator", e.at("ufunc_inner_loop")
+            )
         for key in UFUNC_DISPATCH_KEYS:
             if key in dispatch:
                 raise SpecError(

@@ -52,10 +52,13 @@ class WrittenText:
         return SpecError(error.message, self.at(offset + error.offset, error.length))
 
 
-def written(mapping: YamlMap, key: object, lines: Sequence[str]) -> WrittenText:
-    """The string value of `key` (the caller checked that it is a string)."""
+def written(mapping: YamlMap, key: object, lines: Sequence[str] | None = None) -> WrittenText:
+    """The string value of `key` (the caller checked that it is a string); `lines` are
+    the document's (by default, its positions')."""
     text = mapping[key]
     assert isinstance(text, str)
+    if lines is None:
+        lines = mapping.positions.lines
     return written_at(text, mapping.value_location(key), lines)
 
 

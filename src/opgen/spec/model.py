@@ -256,13 +256,17 @@ def _check_delegate(
     if f.structured_delegate is None:
         return []
     delegate = by_name.get(f.structured_delegate)
-    where = f.location_of("structured_delegate")
     if delegate is None:
-        return [Diagnostic(where, f"structured_delegate '{f.structured_delegate}' is not defined")]
+        return [
+            Diagnostic(
+                f.location_of("structured_delegate"),
+                f"structured_delegate '{f.structured_delegate}' is not defined",
+            )
+        ]
     if not delegate.structured:
         return [
             Diagnostic(
-                where,
+                f.location_of("structured_delegate"),
                 f"structured_delegate '{f.structured_delegate}' is not structured; "
                 f"add 'structured: True' to it (line {delegate.loc.line})",
             )
@@ -297,11 +301,10 @@ def _check_inplace_view(
         return []
     if str(name.name) == "set_":
         return []
-    where = f.location_of("tags")
     if not name.name.inplace:
         return [
             Diagnostic(
-                where,
+                f.location_of("tags"),
                 f"'{name}' is tagged inplace_view, so its name must end in '_' like an "
                 "inplace operator's",
             )
@@ -310,7 +313,7 @@ def _check_inplace_view(
     if out_of_place not in by_base:
         return [
             Diagnostic(
-                where,
+                f.location_of("tags"),
                 f"'{name}' is tagged inplace_view, so the spec needs an out-of-place view "
                 f"operator '{out_of_place}'",
             )

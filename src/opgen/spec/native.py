@@ -14,12 +14,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import field
+from types import MappingProxyType
 
 from opgen.cached import cached
 from opgen.diagnostics import Location, SpecError
 from opgen.frozen import frozen
 from opgen.spec.keys import DeviceCheckType, SchemaKind, UfuncKey, Variant, ViewSchemaKind
 from opgen.spec.library import NO_EXTENSIONS, OperatorExtensions
+from opgen.spec.load import YamlMap
+from opgen.spec.located import written
 from opgen.spec.precompute import Precompute, UfuncInnerLoop
 from opgen.spec.schema import FunctionSchema, OperatorName
 
@@ -52,26 +55,31 @@ class NativeFunction:
     has_composite_explicit_autograd_kernel: bool
     has_composite_explicit_autograd_non_functional_kernel: bool
     tags: frozenset[str]
-    # Where each field was written, for diagnostics about it.
-    field_locations: Mapping[object, Location] = field(default_factory=dict, repr=False)
+    # The entry as read, for diagnostics: where each field was written. None for a
+    # derived operator, which has no text of its own.
+    source: YamlMap | None = field(default=None, repr=False)
     # Characters before the schema in the `func:` value: `ns::`, if written.
     namespace_prefix: int = 0
     # Python kernels, fake kernel and docstring (library specs only).
     extensions: OperatorExtensions = NO_EXTENSIONS
 
+    @property
+    def field_locations(self) -> Mapping[object, Location]:
+        """Where each field was written (a lazy mapping: each location is found when asked for)."""
+        return _NO_LOCATIONS if self.source is None else self.source.value_locations
+
     def location_of(self, key: str) -> Location:
         """Where `key` was written; else the operator's name in `func:`."""
-        location = self.field_locations.get(key)
-        if location is not None:
-            return location
+        if self.source is not None and key in self.source:
+            return self.source.value_location(key)
         return self.schema_location(0, len(str(self.func.name)))
 
     def schema_location(self, offset: int, length: int) -> Location:
-        """A span of the schema text, e.g. from `FunctionSchema._span`."""
-        func = self.field_locations.get("func")
-        if func is None:  # a derived operator: no text of its own
+        """A span of the schema text, e.g. from `FunctionSchema._span`; on its own line
+        when the schema is written over several (`opgen.spec.located`)."""
+        if self.source is None or "func" not in self.source:  # a derived operator
             return self.loc
-        return func.shifted(self.namespace_prefix + offset, length)
+        return written(self.source, "func").at(self.namespace_prefix + offset, length)
 
     def __post_init__(self) -> None:
         func, kind = self.func, self.func.kind
@@ -169,3 +177,6 @@ class NativeFunction:
     @property
     def part_of_structured_group(self) -> bool:
         return self.structured or self.structured_delegate is not None
+
+
+_NO_LOCATIONS: Mapping[object, Location] = MappingProxyType({})

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 import yaml
 from yaml.constructor import SafeConstructor
 
+from opgen.cached import cached
 from opgen.diagnostics import Diagnostic, Location, SpecError
 from opgen.spec.yaml_values import YamlDocument, YamlList, YamlMap
 
@@ -61,6 +62,10 @@ class NodePositions:
     def __init__(self, path: str, text: str) -> None:
         self.path = path
         self.text = text
+
+    @cached
+    def lines(self) -> list[str]:
+        return self.text.split("\n")
 
     def of_collection(self, at: object) -> Location:
         assert isinstance(at, yaml.Node)

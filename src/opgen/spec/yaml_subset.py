@@ -494,6 +494,10 @@ class _TextPositions:
         self.text = text
 
     @cached
+    def lines(self) -> list[str]:
+        return self.text.split("\n")
+
+    @cached
     def _line_starts(self) -> list[int]:
         return list(accumulate((len(line) + 1 for line in self.text.split("\n")), initial=0))
 

@@ -14,7 +14,7 @@ than reading the file.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from functools import partial
 from typing import Generic, Protocol, TypeVar
 
@@ -36,8 +36,9 @@ class Positions(Protocol):
     def path(self) -> str: ...
 
     @property
-    def text(self) -> str:
-        """The document's text: where `opgen.spec.located` places offsets inside values."""
+    def lines(self) -> Sequence[str]:
+        """The document's lines, where `opgen.spec.located` places offsets inside values
+        (split when first asked for: only errors need them)."""
         ...
 
     def of_collection(self, at: object) -> Location: ...
