@@ -5,10 +5,11 @@ Both configurations real builds use are measured in one run: the default and
 into fresh, empty output directories (a clean build), made and removed outside
 the timing (`paired.Scratch`: all are removed only once every run is done).
 Within a configuration the runs alternate, torchgen then opgen with each
-`--jobs` value; the script prints each side's median wall and CPU time (user +
-system, workers included), the medians of the paired ratios and the peak RSS of
-the largest process. Before timing, it checks that the output trees are
-identical.
+`--jobs` value, each after an untimed `sync`, so that no run pays for writing
+back an earlier one's outputs. The script prints each side's median wall and
+CPU time (user + system, workers included), the medians of the paired ratios
+and the peak RSS of the largest process. Before timing, it checks that the
+output trees are identical.
 
 It then runs each side once more, untimed, sampling the memory of the
 process and of any worker it forks (PSS, so shared pages count once).
@@ -48,6 +49,9 @@ class Run:
 
 
 def measured(command: list[str]) -> Run:
+    # Untimed: the kernel writes earlier runs' outputs back to disk about 30 s after
+    # they were written, on one of the cores, inside whichever run is going on then.
+    os.sync()
     start = time.perf_counter()
     process = subprocess.Popen(
         command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=REPO

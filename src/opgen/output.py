@@ -138,9 +138,15 @@ def render_template(
     generator: str = TORCHGEN_GENERATOR,
 ) -> str:
     """`template` filled with `env`, as torchgen renders a template file."""
-    if "generated_comment" not in env:
+    text = _filled(template, env, template_name, generator)
+    return _DOCSTRING_GAP.sub('"""\n\n\\1', text)
+
+
+def _filled(template: Substitutable, env: Env, template_name: str, generator: str) -> str:
+    """`template` filled with `env`, and with the generated comment if it shows one."""
+    if "generated_comment" not in env and "generated_comment" in template.names:
         env = {**env, "generated_comment": generated_comment(template_name, generator)}
-    return _DOCSTRING_GAP.sub('"""\n\n\\1', template.substitute(env))
+    return template.substitute(env)
 
 
 def shard_index(key: str, num_shards: int) -> int:
@@ -387,6 +393,14 @@ class OutputSet:
         return render_template(
             self._template(template), env, template_name=template, generator=self._generator
         )
+
+    def render_lines(self, template: str, env: Env) -> str:
+        """`render`, less its empty lines: what torchgen hands on as lines to a block,
+        which drops the empty ones. The gap after a docstring that `render` normalizes
+        is a number of line breaks, which dropping empty lines makes one anyway, so
+        the normalization is skipped."""
+        text = _filled(self._template(template), env, template, self._generator)
+        return "\n".join(filter(None, text.split("\n")))
 
     def _template(self, template: str) -> Substitutable:
         if self._templates is None:

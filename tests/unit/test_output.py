@@ -84,6 +84,25 @@ def test_one_blank_line_between_docstring_and_next_definition() -> None:
     )
 
 
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "a\n\n$x\n\nb\n",
+        '"""Doc."""\n\n\n$x\n    def f(): ...\n',
+        '$x"""\n\n@final\n\n\nclass C: ...\n\n',
+        "\n\n$generated_comment\n",
+    ],
+)
+def test_render_lines_is_render_less_its_empty_lines(pattern: str) -> None:
+    """The docstring-gap normalization `render` does is a number of line breaks, which
+    dropping empty lines makes one anyway: `render_lines` skips it."""
+    out = OutputSet("out", templates(T_ini=pattern))
+    env = {"x": '"""\n\nx\n"""\n\ndef g(): ...'}
+    lines = out.render_lines("T.ini", env)
+    assert lines == "\n".join(filter(None, out.render("T.ini", env).split("\n")))
+    assert "\n\n" not in lines
+
+
 def test_plain_text_is_not_touched() -> None:
     out = OutputSet("out")
     out.add("a.pyi", '"""x"""\ndef f(): ...\n')

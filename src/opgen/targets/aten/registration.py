@@ -257,10 +257,9 @@ def _definitions(
         "dispatch_namespace": file.namespace,
         "dispatch_namespaced_definitions": namespaced,
     }
-    text = file.out.render("RegisterDispatchDefinitions.ini", env)
     # torchgen passes the lines, and the outer block drops the empty ones (each is an
     # empty element); one element holding the other lines renders the same.
-    return ["\n".join(filter(None, text.split("\n")))]
+    return [file.out.render_lines("RegisterDispatchDefinitions.ini", env)]
 
 
 def emit_registrations(run: AtenRun) -> None:
