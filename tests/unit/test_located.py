@@ -20,7 +20,7 @@ from opgen.spec.yaml_values import YamlMap
 def place(document: str, offset: int) -> tuple[int, int | None]:
     root = parse_yaml("spec.yaml", document).root
     assert isinstance(root, YamlMap)
-    value = written(root, "func", document.split("\n"))
+    value = written(root, "func")
     at = value.at(offset, 3)
     assert at.file == "spec.yaml"
     return at.line, at.col
@@ -61,7 +61,7 @@ def test_a_character_is_placed_where_it_is_written(
 def test_a_value_not_written_as_read_is_placed_whole(document: str) -> None:
     root = parse_yaml("spec.yaml", document).root
     assert isinstance(root, YamlMap)
-    value = written(root, "func", document.split("\n"))
+    value = written(root, "func")
     assert value.at(12, 3) == root.value_location("func")
     assert isinstance(value.at(12, 3), Location)
 
@@ -85,7 +85,7 @@ def test_every_placed_character_is_the_one_written_there(
     root = parse_yaml("spec.yaml", document).root
     assert isinstance(root, YamlMap)
     source = document.split("\n")
-    value = written(root, "func", source)
+    value = written(root, "func")
     assert value.text == " ".join(" ".join(line) for line in lines)
     for offset, char in enumerate(value.text):
         at = value.at(offset)

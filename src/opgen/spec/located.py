@@ -13,7 +13,8 @@ space for `>`; a plain or quoted scalar's, wrapped onto more lines, by a space
 errors point at the whole value.
 
 Placing is for errors: readers call `written` when they have one to report, or
-for the few values they parse with their own grammar.
+for the values they parse with their own grammar (formulas, MLX signatures). The
+lines are the document's, split once (`Positions.lines`).
 """
 
 from __future__ import annotations
@@ -52,17 +53,14 @@ class WrittenText:
         return SpecError(error.message, self.at(offset + error.offset, error.length))
 
 
-def written(mapping: YamlMap, key: object, lines: Sequence[str] | None = None) -> WrittenText:
-    """The string value of `key` (the caller checked that it is a string); `lines` are
-    the document's (by default, its positions')."""
+def written(mapping: YamlMap, key: object) -> WrittenText:
+    """The string value of `key` (the caller checked that it is a string)."""
     text = mapping[key]
     assert isinstance(text, str)
-    if lines is None:
-        lines = mapping.positions.lines
-    return written_at(text, mapping.value_location(key), lines)
+    return _written_at(text, mapping.value_location(key), mapping.positions.lines)
 
 
-def written_at(text: str, at: Location, lines: Sequence[str]) -> WrittenText:
+def _written_at(text: str, at: Location, lines: Sequence[str]) -> WrittenText:
     line = lines[at.line - 1] if 0 < at.line <= len(lines) else ""
     start = (at.col or 1) - 1
     exact = "\n" not in text and line[start : start + len(text)] == text

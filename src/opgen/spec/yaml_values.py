@@ -38,7 +38,7 @@ class Positions(Protocol):
     @property
     def lines(self) -> Sequence[str]:
         """The document's lines, where `opgen.spec.located` places offsets inside values
-        (split when first asked for: only errors need them)."""
+        (split once, when first asked for)."""
         ...
 
     def of_collection(self, at: object) -> Location: ...

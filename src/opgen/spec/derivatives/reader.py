@@ -29,7 +29,7 @@ from opgen.spec.derivatives.operators import LibraryOperators, TorchOperators
 from opgen.spec.derivatives.torch_rules import check_torch_formulas
 from opgen.spec.keys import BACKEND_COMPONENTS
 from opgen.spec.load import YamlDocument, YamlList, YamlMap, load_yaml
-from opgen.spec.located import written_at
+from opgen.spec.located import written
 from opgen.spec.native import NativeFunction
 
 # The keys a `dispatch:` table may name besides "Default" (upstream's AUTOGRAD_KEYS).
@@ -133,7 +133,6 @@ class _EntryReader:
         self, doc: YamlDocument, functions: Iterable[NativeFunction], dialect: Dialect
     ) -> None:
         self.dialect = dialect
-        self._lines = doc.text.split("\n")
         self._library = LibraryOperators(functions) if dialect is Dialect.LIBRARY else None
         self._torch = TorchOperators(functions) if dialect is Dialect.TORCH else None
 
@@ -227,14 +226,11 @@ class _EntryReader:
                 key_at,
             )
         names, offsets = _split_names(key, key_at)
-        text = mapping[key]
-        at = mapping.value_location(key)
-        if not isinstance(text, str):
-            raise SpecError("a formula must be a string", at)
+        if not isinstance(mapping[key], str):
+            raise SpecError("a formula must be a string", mapping.value_location(key))
         # Upstream tells the two kinds apart by the first name alone.
         forward = self.dialect is Dialect.TORCH and names[0] not in arguments
-        written = written_at(text, at, self._lines)
-        return Formula(key, names, written, key_at, offsets, forward=forward)
+        return Formula(key, names, written(mapping, key), key_at, offsets, forward=forward)
 
 
 def _split_names(key: str, at: Location) -> tuple[tuple[str, ...], tuple[int, ...]]:

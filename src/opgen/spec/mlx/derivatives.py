@@ -65,9 +65,7 @@ def derivatives_beside(spec_path: str) -> str | None:
     return path if os.path.isfile(path) else None
 
 
-def read_grad_mapping(
-    mapping: YamlMap, lines: Sequence[str], skip: tuple[str, ...] = ()
-) -> list[WrittenFormula]:
+def read_grad_mapping(mapping: YamlMap, skip: tuple[str, ...] = ()) -> list[WrittenFormula]:
     """The formulas of a `grad:` mapping (or a derivatives entry, `skip`ping `name`)."""
     formulas: list[WrittenFormula] = []
     errors: list[Diagnostic] = []
@@ -92,7 +90,7 @@ def read_grad_mapping(
                 )
             )
         else:
-            formulas.append(WrittenFormula(key, written(mapping, key, lines), key_at))
+            formulas.append(WrittenFormula(key, written(mapping, key), key_at))
     if errors:
         raise SpecError.of(errors)
     return formulas
@@ -107,14 +105,13 @@ def load_mlx_derivatives(path: str) -> tuple[DerivativesEntry, ...]:
             "input)",
             doc.location,
         )
-    lines = doc.text.split("\n")
     entries: list[DerivativesEntry] = []
     errors: list[Diagnostic] = []
     for i, entry in enumerate(doc.root):
         try:
             if not isinstance(entry, YamlMap):
                 raise SpecError("a derivatives entry must be a mapping", doc.root.item_locations[i])
-            entries.append(_entry(entry, lines))
+            entries.append(_entry(entry))
         except SpecError as e:
             errors.extend(e.diagnostics)
     if errors:
@@ -122,7 +119,7 @@ def load_mlx_derivatives(path: str) -> tuple[DerivativesEntry, ...]:
     return tuple(entries)
 
 
-def _entry(entry: YamlMap, lines: Sequence[str]) -> DerivativesEntry:
+def _entry(entry: YamlMap) -> DerivativesEntry:
     if _NAME not in entry:
         if "include" in entry:
             raise SpecError(
@@ -133,7 +130,7 @@ def _entry(entry: YamlMap, lines: Sequence[str]) -> DerivativesEntry:
         raise SpecError("a derivatives entry needs 'name:', the operator", entry.location)
     if not isinstance(entry[_NAME], str):
         raise SpecError("'name:' must name the operator, a string", entry.value_location(_NAME))
-    text = written(entry, _NAME, lines)
+    text = written(entry, _NAME)
     head = text.text.partition("(")[0]
     namespace, sep, base = head.rpartition("::")
     skip = len(namespace) + len(sep)
@@ -150,7 +147,7 @@ def _entry(entry: YamlMap, lines: Sequence[str]) -> DerivativesEntry:
             "'name:' is the operator's schema ('ns::name(...) -> ...') or its name",
             text.location,
         )
-    formulas = read_grad_mapping(entry, lines, skip=(_NAME,))
+    formulas = read_grad_mapping(entry, skip=(_NAME,))
     if not formulas:
         raise SpecError(f"the derivatives entry for '{base}' has no formula", text.location)
     return DerivativesEntry(namespace if sep else None, base, schema, text, skip, tuple(formulas))

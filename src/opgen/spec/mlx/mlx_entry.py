@@ -31,7 +31,7 @@ would have written (`add(Tensor a, Tensor b, *, float alpha=1.0) -> Tensor`).
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from typing import TypeVar
 
 from opgen.diagnostics import Location, SpecError
@@ -74,7 +74,7 @@ class _Argument:
     location: Location  # of the name
 
 
-def read_mlx_entry(entry: YamlMap, keys: SharedKeys, lines: Sequence[str]) -> ReadOperator:
+def read_mlx_entry(entry: YamlMap, keys: SharedKeys) -> ReadOperator:
     name, name_at = _name(entry)
     if "signature" in entry:
         for other in ("cpp_signature", "python_signature"):
@@ -83,7 +83,7 @@ def read_mlx_entry(entry: YamlMap, keys: SharedKeys, lines: Sequence[str]) -> Re
                     f"'signature:' and '{other}:' are two ways to give the signature; keep one",
                     entry.key_location(other),
                 )
-        arguments, returns, python_name = _one_signature(entry, name, keys, lines)
+        arguments, returns, python_name = _one_signature(entry, name, keys)
     elif "cpp_signature" in entry and "python_signature" in entry:
         if "keyword_only" in entry:
             raise SpecError(
@@ -91,7 +91,7 @@ def read_mlx_entry(entry: YamlMap, keys: SharedKeys, lines: Sequence[str]) -> Re
                 "'*' marks the keyword-only arguments",
                 entry.key_location("keyword_only"),
             )
-        arguments, returns, python_name = _split_signatures(entry, name, keys, lines)
+        arguments, returns, python_name = _split_signatures(entry, name, keys)
     else:
         given = [k for k in ("cpp_signature", "python_signature") if k in entry]
         if given:
@@ -134,10 +134,8 @@ def _name(entry: YamlMap) -> tuple[str, Location]:
     return name, at
 
 
-def _one_signature(
-    entry: YamlMap, name: str, keys: SharedKeys, lines: Sequence[str]
-) -> tuple[list[_Argument], str, str]:
-    text = _text(entry, "signature", lines)
+def _one_signature(entry: YamlMap, name: str, keys: SharedKeys) -> tuple[list[_Argument], str, str]:
+    text = _text(entry, "signature")
     cpp = _parse(text, lambda t: parse_cpp_signature(t, named=True))
     if cpp.name != name:
         raise SpecError(
@@ -188,10 +186,10 @@ def _keyword_only(entry: YamlMap, names: list[str]) -> int:
 
 
 def _split_signatures(
-    entry: YamlMap, name: str, keys: SharedKeys, lines: Sequence[str]
+    entry: YamlMap, name: str, keys: SharedKeys
 ) -> tuple[list[_Argument], str, str]:
-    cpp_text = _text(entry, "cpp_signature", lines)
-    python_text = _text(entry, "python_signature", lines)
+    cpp_text = _text(entry, "cpp_signature")
+    python_text = _text(entry, "python_signature")
     cpp = _parse(cpp_text, lambda t: parse_cpp_signature(t, named=False))
     python = _parse(python_text, parse_python_signature)
     if cpp.name is not None and cpp.name != name:
@@ -304,10 +302,10 @@ def _default(
     raise SpecError(message, text.at(parameter.default_offset, max(len(parameter.default), 1)))
 
 
-def _text(entry: YamlMap, key: str, lines: Sequence[str]) -> WrittenText:
+def _text(entry: YamlMap, key: str) -> WrittenText:
     if not isinstance(entry[key], str):
         raise SpecError(f"'{key}:' must be a string", entry.value_location(key))
-    return written(entry, key, lines)
+    return written(entry, key)
 
 
 def _parse(text: WrittenText, parse: Callable[[str], T]) -> T:

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import difflib
 import keyword
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 
 from opgen.diagnostics import Diagnostic, Location, SpecError
 from opgen.frozen import frozen
@@ -109,7 +109,7 @@ def python_name_problem(name: object) -> str | None:
     return None
 
 
-def read_shared_keys(entry: YamlMap, lines: Sequence[str]) -> SharedKeys:
+def read_shared_keys(entry: YamlMap) -> SharedKeys:
     errors: list[Diagnostic] = []
     python_name = entry.get("python_name")
     if python_name is not None:
@@ -130,7 +130,7 @@ def read_shared_keys(entry: YamlMap, lines: Sequence[str]) -> SharedKeys:
         )
     elif isinstance(grad, YamlMap):
         try:
-            grads = read_grad_mapping(grad, lines)
+            grads = read_grad_mapping(grad)
         except SpecError as e:
             errors.extend(e.diagnostics)
     dispatch = _dispatch(entry, errors)
@@ -149,7 +149,7 @@ def read_shared_keys(entry: YamlMap, lines: Sequence[str]) -> SharedKeys:
         grad_location=entry.key_location("grad") if "grad" in entry else None,
         dispatch=dispatch,
         dispatch_location=entry.key_location("dispatch") if "dispatch" in entry else None,
-        shape=written(entry, "shape", lines) if isinstance(shape, str) else None,
+        shape=written(entry, "shape") if isinstance(shape, str) else None,
     )
 
 

@@ -83,19 +83,18 @@ class _Reader:
         settings = entries.pop(0) if entries and _is_settings(entries[0]) else None
         if settings is not None:
             self._check_settings(settings)
-        lines = self.doc.text.split("\n")
         dialect = self._dialect(entries)
         ops: list[ReadOperator] = []
         namespaces: list[tuple[str, Location]] = []
         for entry in entries:
             try:
                 self._check_keys(entry, dialect)
-                keys = read_shared_keys(entry, lines)
+                keys = read_shared_keys(entry)
                 if dialect == FUNC:
-                    namespace, at, op = read_spec_entry(entry, keys, lines)
+                    namespace, at, op = read_spec_entry(entry, keys)
                     namespaces.append((namespace, at))
                 else:
-                    op = read_mlx_entry(entry, keys, lines)
+                    op = read_mlx_entry(entry, keys)
                 ops.append(op)
             except SpecError as e:
                 self.errors.extend(e.diagnostics)

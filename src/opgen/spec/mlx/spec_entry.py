@@ -20,7 +20,7 @@ rule of PyTorch's schemas.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 
 from opgen.diagnostics import Location, SpecError
 from opgen.spec.arguments import Argument, Return
@@ -41,15 +41,13 @@ FUNC = "func"
 _RETURNS = "an MLX operator returns 'Tensor', 'Tensor[]' or several 'Tensor's ('(Tensor, Tensor)')"
 
 
-def read_spec_entry(
-    entry: YamlMap, keys: SharedKeys, lines: Sequence[str]
-) -> tuple[str, Location, ReadOperator]:
+def read_spec_entry(entry: YamlMap, keys: SharedKeys) -> tuple[str, Location, ReadOperator]:
     """The entry's namespace, where it is written, and the operator."""
     if not isinstance(entry[FUNC], str):
         raise SpecError(
             "'func:' must be the operator's schema, a string", entry.value_location(FUNC)
         )
-    text = written(entry, FUNC, lines)
+    text = written(entry, FUNC)
     head = text.text.partition("(")[0]
     namespace, sep, _ = head.rpartition("::")
     if not sep:
