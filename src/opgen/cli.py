@@ -323,9 +323,9 @@ def _check_backend(spec: Spec, args: argparse.Namespace) -> str:
 
 def _check_deprecated(spec: Spec, args: argparse.Namespace) -> str:
     """Bind each deprecated Python signature to the functions it calls; a summary."""
-    from opgen.api.python_bindings import should_generate_py_binding
-    from opgen.api.python_overloads import load_deprecated, load_signatures
     from opgen.api.signatures import SignatureSet
+    from opgen.python_bindings.bound import should_generate_py_binding
+    from opgen.python_bindings.overloads import load_deprecated, load_signatures
 
     deprecated = load_deprecated(args.deprecated)
     functions = [f for f in spec.functions if should_generate_py_binding(f)]
@@ -339,8 +339,8 @@ def _check_deprecated(spec: Spec, args: argparse.Namespace) -> str:
 def _check_derivatives(spec: Spec, args: argparse.Namespace) -> str:
     """Load PyTorch's derivatives.yaml dialect and match every function; a summary."""
     from opgen.api import cpp
-    from opgen.api.derivatives import load_derivative_infos
-    from opgen.api.derivatives_match import match_differentiability_info
+    from opgen.autograd.load_derivatives import load_derivative_infos
+    from opgen.autograd.match import match_differentiability_info
 
     infos = load_derivative_infos(spec, args.derivatives)
     # The order `opgen autograd` matches them in (foreach infos are derived on the way).

@@ -12,12 +12,12 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 
-from opgen.api.autograd import (
+from opgen.api.types import Binding
+from opgen.autograd.model import (
     DifferentiabilityInfo,
     ForwardDerivative,
     NativeFunctionWithDifferentiabilityInfo,
 )
-from opgen.api.types import Binding
 from opgen.spec.arguments import Argument, SelfArgument
 
 

@@ -25,12 +25,12 @@ import pytest
 from tests.malformed_corpus import DERIVATIVES, TAGS
 
 from opgen.api import cpp
-from opgen.api.autograd import (
+from opgen.autograd.load_derivatives import load_derivative_infos
+from opgen.autograd.match import match_differentiability_info
+from opgen.autograd.model import (
     DerivativeInfos,
     NativeFunctionWithDifferentiabilityInfo,
 )
-from opgen.api.derivatives import load_derivative_infos
-from opgen.api.derivatives_match import match_differentiability_info
 from opgen.spec import Spec, load_spec
 from opgen.spec.selection import OperatorSelection
 

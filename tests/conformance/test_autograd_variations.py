@@ -330,8 +330,8 @@ def test_family_of_upstream_model_matches_torchgen(
 
 def _opgen_model(inputs: AutogradInputs) -> tuple[Any, Any, Any]:
     from opgen.api import cpp
-    from opgen.api.derivatives import load_derivative_infos
-    from opgen.api.derivatives_match import match_differentiability_info
+    from opgen.autograd.load_derivatives import load_derivative_infos
+    from opgen.autograd.match import match_differentiability_info
     from opgen.spec.model import load_spec
 
     from .torchgen_autograd import torchgen_autograd

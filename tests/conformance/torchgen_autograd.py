@@ -3,7 +3,7 @@
 The oracle side of the autograd conformance tests. `load_derivatives` and
 `match_differentiability_info` run in torchgen; every object they return is
 converted, field by field, into the opgen class of the same name
-(`opgen.api.autograd`), with opgen's own `NativeFunction` objects (matched by
+(`opgen.autograd.model`), with opgen's own `NativeFunction` objects (matched by
 schema text), C++ types and bindings. Comparing opgen's model with this one
 is the model's conformance test; rendering this one with opgen's emitters
 tests an emitter on its own, whatever state the loader is in.
@@ -24,8 +24,8 @@ from torchgen.gen import parse_native_yaml
 from torchgen.packaged.autograd.load_derivatives import load_derivatives
 from torchgen.selective_build.selector import SelectiveBuilder
 
-import opgen.api.autograd as oa
 import opgen.api.types as ot
+import opgen.autograd.model as oa
 from opgen.spec import Spec
 from opgen.spec.arguments import Argument, SelfArgument, TensorOptionsArguments
 from opgen.spec.native import NativeFunction

@@ -13,19 +13,6 @@ from collections.abc import Callable, Sequence
 import pytest
 
 from opgen.api import cpp
-from opgen.api.autograd import (
-    DEFAULT_KEY,
-    Derivative,
-    DerivativeInfos,
-    DifferentiabilityInfo,
-    NativeFunctionWithDifferentiabilityInfo,
-    SavedAttribute,
-)
-from opgen.api.backward_nodes import (
-    GetterForm,
-    backward_node,
-    infos_with_derivatives,
-)
 from opgen.api.types import (
     INT_ARRAY_REF,
     SCALAR,
@@ -38,6 +25,19 @@ from opgen.api.types import (
     CType,
     NamedCType,
     VectorCType,
+)
+from opgen.autograd.backward_nodes import (
+    GetterForm,
+    backward_node,
+    infos_with_derivatives,
+)
+from opgen.autograd.model import (
+    DEFAULT_KEY,
+    Derivative,
+    DerivativeInfos,
+    DifferentiabilityInfo,
+    NativeFunctionWithDifferentiabilityInfo,
+    SavedAttribute,
 )
 from opgen.diagnostics import SpecError
 from opgen.spec.native import NativeFunction

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from opgen.api.python_bindings import (
+from opgen.api.signatures import SignatureSet
+from opgen.python_bindings.bound import (
     is_py_nn_function,
     is_py_torch_function,
     is_py_variable_method,
     should_generate_py_binding,
 )
-from opgen.api.signatures import SignatureSet
 from opgen.spec import Spec
 from opgen.spec.native import NativeFunction
 from opgen.targets.autograd.annotated_fn_args import annotated_args

@@ -16,18 +16,18 @@ from collections.abc import Callable, Sequence
 import pytest
 
 from opgen.api import cpp
-from opgen.api.autograd import (
+from opgen.api.signatures import SignatureSet
+from opgen.api.types import STRING_VIEW, TENSOR, ArgumentStyle, CType, NamedCType
+from opgen.autograd.model import (
     DEFAULT_KEY,
     Derivative,
     DifferentiabilityInfo,
     NativeFunctionWithDifferentiabilityInfo,
     SavedAttribute,
 )
-from opgen.api.signatures import SignatureSet
-from opgen.api.types import STRING_VIEW, TENSOR, ArgumentStyle, CType, NamedCType
 from opgen.diagnostics import SpecError
 from opgen.spec.native import NativeFunction
-from opgen.targets.autograd.autograd_kernel import AutogradKernel
+from opgen.targets.autograd.autograd_kernel import VariableTypeKernel
 from opgen.targets.autograd.saved_variables import emit_save_inputs
 from opgen.targets.autograd.variable_type import intermediate_env, kernel_fragments
 from opgen.targets.autograd.variable_type_body import emit_body
@@ -164,7 +164,7 @@ def test_an_out_kernel_refuses_gradients_and_tangents(function_of: FunctionOf) -
         "  dispatch:\n"
         "    CPU: foo\n"
     )
-    body = emit_body(AutogradKernel.of(with_info(f)), SignatureSet().of(f).dispatcher.bindings)
+    body = emit_body(VariableTypeKernel.of(with_info(f)), SignatureSet().of(f).dispatcher.bindings)
     assert body[3:6] == [
         "c10::intrusive_ptr<Node> grad_fn;\n",
         'if (compute_requires_grad( self )) {\n  throw_error_out_requires_grad("foo");\n}\n',
@@ -191,7 +191,7 @@ def test_an_input_one_formula_uses_is_saved_only_if_its_gradient_is_computed(
             (("other",), "grad * self", [("self", TENSOR, "self")]),
         ],
     )
-    assert emit_save_inputs(AutogradKernel.of(with_info(f, info))) == [
+    assert emit_save_inputs(VariableTypeKernel.of(with_info(f, info))) == [
         # Sorted by name.
         "if (grad_fn->should_compute_output(0)) {",
         "  grad_fn->other_ = SavedVariable(other, false);",
@@ -208,7 +208,7 @@ def test_a_formula_for_several_inputs_guards_what_it_wraps_in_wrap_opt_if(
     f = function_of(MUL)
     formula = "mul_backward(grad, wrap_opt_if(self, grad_input_mask[1]), other)"
     info = make_info(f, [(("self", "other"), formula, [("self", TENSOR, "self")])])
-    assert emit_save_inputs(AutogradKernel.of(with_info(f, info))) == [
+    assert emit_save_inputs(VariableTypeKernel.of(with_info(f, info))) == [
         "if (grad_fn->should_compute_output(1)) {",
         "  grad_fn->self_ = SavedVariable(self, false);",
         "}",
@@ -218,7 +218,7 @@ def test_a_formula_for_several_inputs_guards_what_it_wraps_in_wrap_opt_if(
 def test_an_inplace_operator_saves_a_clone_of_self(function_of: FunctionOf) -> None:
     f = function_of("- func: exp_(Tensor(a!) self) -> Tensor(a!)\n  dispatch:\n    CPU: exp_\n")
     info = make_info(f, [(("self",), "grad * self", [("self", TENSOR, "self")])])
-    assert emit_save_inputs(AutogradKernel.of(with_info(f, info))) == [
+    assert emit_save_inputs(VariableTypeKernel.of(with_info(f, info))) == [
         "if (!original_self.has_value()) original_self = self.clone();",
         "grad_fn->self_ = SavedVariable(original_self.value(), false);",
     ]
@@ -240,7 +240,7 @@ def test_a_string_is_saved_as_an_owning_copy(function_of: FunctionOf) -> None:
             )
         ],
     )
-    assert emit_save_inputs(AutogradKernel.of(with_info(f, info))) == [
+    assert emit_save_inputs(VariableTypeKernel.of(with_info(f, info))) == [
         "grad_fn->approximate = std::string(approximate);"
     ]
 
@@ -268,4 +268,4 @@ def test_a_formula_for_an_input_the_operator_lacks_is_an_error(function_of: Func
     extra = Derivative("grad", "grad", ("input",), (), (), frozenset())
     info = dataclasses.replace(info, derivatives=(*info.derivatives, extra))
     with pytest.raises(SpecError, match="derivatives for input"):
-        AutogradKernel.of(with_info(f, info))
+        VariableTypeKernel.of(with_info(f, info))

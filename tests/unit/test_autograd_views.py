@@ -10,9 +10,9 @@ from collections.abc import Callable
 
 import pytest
 
-from opgen.api.autograd import NativeFunctionWithDifferentiabilityInfo
 from opgen.api.dispatcher import DispatcherSignature
 from opgen.api.types import ArgumentStyle
+from opgen.autograd.model import NativeFunctionWithDifferentiabilityInfo
 from opgen.diagnostics import SpecError
 from opgen.spec.native import NativeFunction
 from opgen.targets.autograd.inplace_or_view import has_kernel, kernel_body, view_replay

@@ -17,15 +17,15 @@ from pathlib import Path
 import pytest
 
 from opgen.api import cpp
-from opgen.api.autograd import (
+from opgen.api.types import INT64, SYM_INT, SYM_INT_ARRAY_REF, TYPE_AND_SIZE, NamedCType
+from opgen.autograd.load_derivatives import load_derivative_infos
+from opgen.autograd.match import match_differentiability_info
+from opgen.autograd.model import (
     DerivativeInfos,
     DifferentiabilityInfo,
     NativeFunctionWithDifferentiabilityInfo,
     SavedAttribute,
 )
-from opgen.api.derivatives import load_derivative_infos
-from opgen.api.derivatives_match import match_differentiability_info
-from opgen.api.types import INT64, SYM_INT, SYM_INT_ARRAY_REF, TYPE_AND_SIZE, NamedCType
 from opgen.cli import main
 from opgen.spec import Spec, load_spec
 

@@ -1,4 +1,4 @@
-"""`opgen.spec.located`: where a character of a YAML string value is written in the file.
+"""`opgen.spec.yaml.located`: where a character of a YAML string value is written in the file.
 
 Each case is a one-key document, the offset of a character in the value and
 where that character is written (line, column); None when the value cannot be
@@ -12,9 +12,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from opgen.diagnostics import Location
-from opgen.spec.load import parse_yaml
-from opgen.spec.located import written
-from opgen.spec.yaml_values import YamlMap
+from opgen.spec.yaml.load import parse_yaml
+from opgen.spec.yaml.located import written
+from opgen.spec.yaml.values import YamlMap
 
 
 def place(document: str, offset: int) -> tuple[int, int | None]:

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from opgen.api.python_overloads import load_deprecated
 from opgen.api.signatures import SignatureSet
 from opgen.cli import main
 from opgen.diagnostics import SpecError
+from opgen.python_bindings.overloads import load_deprecated
 from opgen.spec import Spec
 from opgen.targets.pyi.docs import load_docstrings
 from opgen.targets.pyi.hints import spec_stubs

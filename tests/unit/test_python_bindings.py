@@ -12,14 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from opgen.api.python_bindings import (
+from opgen.api.signatures import SignatureSet
+from opgen.diagnostics import SpecError
+from opgen.python_bindings.bound import (
     is_py_torch_function,
     is_py_variable_method,
     should_generate_py_binding,
 )
-from opgen.api.python_overloads import Pair, group_by_name, group_overloads, load_signatures
-from opgen.api.signatures import SignatureSet
-from opgen.diagnostics import SpecError
+from opgen.python_bindings.overloads import Pair, group_by_name, group_overloads, load_signatures
 from opgen.spec import Spec
 from opgen.spec.deprecated import DeprecatedSignature, load_deprecated_signatures
 from opgen.spec.schema import BaseOperatorName

@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 
 import pytest
 
-from opgen.api.autograd import DifferentiabilityInfo, SavedAttribute
 from opgen.api.types import (
     INT_ARRAY_REF,
     SCALAR,
@@ -26,6 +25,7 @@ from opgen.api.types import (
     NamedCType,
     OptionalCType,
 )
+from opgen.autograd.model import DifferentiabilityInfo, SavedAttribute
 from opgen.spec.native import NativeFunction
 from opgen.targets.python.python_functions import node_fragments
 

@@ -1,7 +1,7 @@
 """The pure-Python YAML reader gives exactly what PyYAML's path gives, or stands aside.
 
-`read_subset` (opgen.spec.yaml_subset) reads the block YAML that spec files
-use; `read_full` (opgen.spec.yaml_full) is PyYAML's path. For every text:
+`read_subset` (opgen.spec.yaml.subset) reads the block YAML that spec files
+use; `read_full` (opgen.spec.yaml.full) is PyYAML's path. For every text:
 
 - either `read_subset` returns None (the text is not in the subset) and
   `parse_yaml` hands it to PyYAML, or it returns the document PyYAML's path
@@ -25,10 +25,10 @@ from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from opgen.diagnostics import SpecError
-from opgen.spec.load import parse_yaml
-from opgen.spec.yaml_full import read_full
-from opgen.spec.yaml_subset import read_subset
-from opgen.spec.yaml_values import YamlDocument, YamlList, YamlMap
+from opgen.spec.yaml.full import read_full
+from opgen.spec.yaml.load import parse_yaml
+from opgen.spec.yaml.subset import read_subset
+from opgen.spec.yaml.values import YamlDocument, YamlList, YamlMap
 
 PATH = "spec.yaml"
 SETTINGS = settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])

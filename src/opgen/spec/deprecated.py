@@ -12,7 +12,7 @@ ignored) and the operator's arguments in its own order, out arguments first
 for `_out`, each the name of an argument of `name:` or a constant of
 `CALL_CONSTANTS`. Which operators the call matches (same argument types,
 the rest having defaults, same returns) needs the spec's Python signatures,
-so `api/python_overloads.py` decides it; this reader checks what the file
+so `python_bindings/overloads.py` decides it; this reader checks what the file
 alone can tell, with every error located. Facts from torchgen's
 gen_python_functions.py (`load_deprecated_signatures`).
 """
@@ -24,10 +24,10 @@ from collections.abc import Mapping
 
 from opgen.diagnostics import Diagnostic, Location, SpecError
 from opgen.frozen import frozen
-from opgen.spec.load import YamlDocument, YamlList, YamlMap, load_yaml
 from opgen.spec.schema import FunctionSchema
 from opgen.spec.syntax import SchemaError
 from opgen.spec.types import BaseTy, BaseType, Type
+from opgen.spec.yaml.load import YamlDocument, YamlList, YamlMap, load_yaml
 
 # The constants a call may pass, with the type each has when calls are matched.
 CALL_CONSTANTS: Mapping[str, Type] = {"1": BaseType(BaseTy.Scalar)}

@@ -35,12 +35,12 @@ from opgen.spec.library import (
     read_extensions,
     reject_unknown_keys,
 )
-from opgen.spec.load import YamlList, YamlMap
-from opgen.spec.located import written
 from opgen.spec.native import NativeFunction
 from opgen.spec.precompute import Precompute, UfuncInnerLoop
 from opgen.spec.schema import FunctionSchema, OperatorName
 from opgen.spec.syntax import SchemaError
+from opgen.spec.yaml.load import YamlList, YamlMap
+from opgen.spec.yaml.located import written
 
 T = TypeVar("T")
 

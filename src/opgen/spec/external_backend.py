@@ -36,11 +36,11 @@ from opgen.frozen import frozen
 from opgen.spec.backend import BackendIndex, BackendMetadata, default_kernel_name
 from opgen.spec.groups import NativeFunctionsGroup
 from opgen.spec.keys import DispatchKey, SchemaKind
-from opgen.spec.load import YamlDocument, YamlList, YamlMap, load_yaml
 from opgen.spec.model import Spec
 from opgen.spec.native import NativeFunction
 from opgen.spec.schema import FunctionSchema, OperatorName
 from opgen.spec.syntax import SchemaError
+from opgen.spec.yaml.load import YamlDocument, YamlList, YamlMap, load_yaml
 
 # Every key torchgen reads, in the order its error message lists them.
 KNOWN_KEYS = (

@@ -32,7 +32,7 @@ from types import MappingProxyType
 from opgen.diagnostics import Location, SpecError
 from opgen.frozen import frozen
 from opgen.spec.keys import DispatchKey
-from opgen.spec.load import YamlMap
+from opgen.spec.yaml.load import YamlMap
 
 # The keys of PyTorch's spec language that mean something for a custom-op library.
 LIBRARY_KEYS = frozenset(

@@ -28,11 +28,11 @@ from opgen.spec.groups import (
     group_views,
 )
 from opgen.spec.keys import DispatchKey
-from opgen.spec.load import YamlDocument, YamlList, YamlMap, load_yaml, parse_yaml, read_text
 from opgen.spec.native import NativeFunction
 from opgen.spec.partial import only_families
 from opgen.spec.schema import BaseOperatorName, OperatorName
 from opgen.spec.tags import read_tags
+from opgen.spec.yaml.load import YamlDocument, YamlList, YamlMap, load_yaml, parse_yaml, read_text
 
 MAX_ERRORS = 20
 

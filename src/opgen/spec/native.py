@@ -21,10 +21,10 @@ from opgen.diagnostics import Location, SpecError
 from opgen.frozen import frozen
 from opgen.spec.keys import DeviceCheckType, SchemaKind, UfuncKey, Variant, ViewSchemaKind
 from opgen.spec.library import NO_EXTENSIONS, OperatorExtensions
-from opgen.spec.load import YamlMap
-from opgen.spec.located import written
 from opgen.spec.precompute import Precompute, UfuncInnerLoop
 from opgen.spec.schema import FunctionSchema, OperatorName
+from opgen.spec.yaml.load import YamlMap
+from opgen.spec.yaml.located import written
 
 
 @frozen(eq=False)
@@ -76,7 +76,7 @@ class NativeFunction:
 
     def schema_location(self, offset: int, length: int) -> Location:
         """A span of the schema text, e.g. from `FunctionSchema._span`; on its own line
-        when the schema is written over several (`opgen.spec.located`)."""
+        when the schema is written over several (`opgen.spec.yaml.located`)."""
         if self.source is None or "func" not in self.source:  # a derived operator
             return self.loc
         return written(self.source, "func").at(self.namespace_prefix + offset, length)

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from opgen.diagnostics import Diagnostic, Location, SpecError
 from opgen.frozen import frozen
-from opgen.spec.load import YamlDocument, YamlMap, load_yaml, parse_yaml
+from opgen.spec.yaml.load import YamlDocument, YamlMap, load_yaml, parse_yaml
 
 if TYPE_CHECKING:
     from opgen.spec.native import NativeFunction

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from opgen.diagnostics import Diagnostic, Location, SpecError
-from opgen.spec.load import YamlDocument, YamlList, YamlMap
+from opgen.spec.yaml.load import YamlDocument, YamlList, YamlMap
 
 
 def read_tags(doc: YamlDocument) -> Mapping[str, str]:

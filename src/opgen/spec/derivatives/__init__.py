@@ -22,7 +22,7 @@ or the outputs' names). The two dialects (`Dialect`) share this reader:
   forward formulas (`auto_element_wise`, `auto_linear`), `non_differentiable`
   inputs, `output_differentiability` conditions and `dispatch:` tables of
   formulas per autograd key. What the C++ formulas mean (saved values, the
-  backward nodes) is the API layer's business: `opgen.api.derivatives`.
+  backward nodes) is the API layer's business: `opgen.autograd.load_derivatives`.
 
 The reader checks the structure and the names; every mistake is a located
 `SpecError`. Modules: `entry` (the model), `reader` (YAML to entries),
@@ -32,7 +32,7 @@ formula keys (`library_rules`, `torch_rules`).
 
 from opgen.spec.derivatives.entry import (
     DEFAULT_KEY,
-    Derivative,
+    DerivativesEntry,
     DerivativesFile,
     Dialect,
     Formula,
@@ -46,7 +46,7 @@ from opgen.spec.derivatives.reader import AUTOGRAD_KEYS, load_derivatives, read_
 __all__ = [
     "AUTOGRAD_KEYS",
     "DEFAULT_KEY",
-    "Derivative",
+    "DerivativesEntry",
     "DerivativesFile",
     "Dialect",
     "Formula",

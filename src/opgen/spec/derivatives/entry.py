@@ -1,7 +1,7 @@
-"""The entries of a derivatives file: `Derivative` (one entry) and its `Formula`s.
+"""The entries of a derivatives file: `DerivativesEntry` (one entry) and its `Formula`s.
 
 Formulas keep their text as written and the locations of their key and text,
-so that whoever gives them a meaning (a target, `opgen.api.derivatives`) can
+so that whoever gives them a meaning (a target, `opgen.autograd.load_derivatives`) can
 point at a mistake inside one.
 """
 
@@ -13,8 +13,8 @@ from enum import Enum
 
 from opgen.diagnostics import Location
 from opgen.frozen import frozen
-from opgen.spec.located import WrittenText
 from opgen.spec.native import NativeFunction
+from opgen.spec.yaml.located import WrittenText
 
 # The dispatch key of formulas written outside a `dispatch:` table.
 DEFAULT_KEY = "Default"
@@ -63,7 +63,7 @@ class Formula:
 
 
 @frozen
-class Derivative:
+class DerivativesEntry:
     """One entry: the operator it names and its formulas, per dispatch key.
 
     `function` is the operator the formulas are for. In the torch dialect an
@@ -112,7 +112,7 @@ class FormulaHeader:
 class DerivativesFile:
     """A library's derivatives file: its entries and the headers its formulas need."""
 
-    derivatives: tuple[Derivative, ...]
+    derivatives: tuple[DerivativesEntry, ...]
     headers: tuple[FormulaHeader, ...]
 
 

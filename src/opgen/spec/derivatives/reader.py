@@ -1,4 +1,4 @@
-"""Reading a derivatives file into `Derivative` entries, in either dialect.
+"""Reading a derivatives file into `DerivativesEntry` entries, in either dialect.
 
 The reader checks what the file alone can tell, against the spec: the
 document's shape, each entry's keys, the operator it names, the names its
@@ -17,7 +17,7 @@ from collections.abc import Collection, Iterable, Sequence
 from opgen.diagnostics import Diagnostic, Location, SpecError
 from opgen.spec.derivatives.entry import (
     DEFAULT_KEY,
-    Derivative,
+    DerivativesEntry,
     DerivativesFile,
     Dialect,
     Formula,
@@ -28,9 +28,9 @@ from opgen.spec.derivatives.library_rules import check_library_formula
 from opgen.spec.derivatives.operators import LibraryOperators, TorchOperators
 from opgen.spec.derivatives.torch_rules import check_torch_formulas
 from opgen.spec.keys import BACKEND_COMPONENTS
-from opgen.spec.load import YamlDocument, YamlList, YamlMap, load_yaml
-from opgen.spec.located import written
 from opgen.spec.native import NativeFunction
+from opgen.spec.yaml.load import YamlDocument, YamlList, YamlMap, load_yaml
+from opgen.spec.yaml.located import written
 
 # The keys a `dispatch:` table may name besides "Default" (upstream's AUTOGRAD_KEYS).
 AUTOGRAD_KEYS = ("AutogradNestedTensor", *(f"Autograd{c}" for c in BACKEND_COMPONENTS))
@@ -51,7 +51,7 @@ def load_derivatives(path: str, functions: Iterable[NativeFunction]) -> Derivati
 
 def read_derivatives(
     path: str, functions: Iterable[NativeFunction], dialect: Dialect
-) -> tuple[Derivative, ...]:
+) -> tuple[DerivativesEntry, ...]:
     """Read `path`, whose entries name operators of `functions`; raises SpecError.
 
     In the torch dialect `functions` must be in the order of the spec's view
@@ -63,10 +63,10 @@ def read_derivatives(
 def _read(path: str, functions: Iterable[NativeFunction], dialect: Dialect) -> DerivativesFile:
     doc = load_yaml(path)
     reader = _EntryReader(doc, functions, dialect)
-    derivatives: list[Derivative] = []
+    derivatives: list[DerivativesEntry] = []
     headers: list[FormulaHeader] = []
     errors: list[Diagnostic] = []
-    seen: dict[int, Derivative] = {}
+    seen: dict[int, DerivativesEntry] = {}
     for entry in _entries(doc):
         try:
             if dialect is Dialect.LIBRARY and _INCLUDE in entry:
@@ -103,7 +103,7 @@ def _header(entry: YamlMap) -> FormulaHeader:
     return FormulaHeader(name, entry.value_location(_INCLUDE))
 
 
-def _second_entry(d: Derivative, first: Derivative, dialect: Dialect) -> str:
+def _second_entry(d: DerivativesEntry, first: DerivativesEntry, dialect: Dialect) -> str:
     f = d.function
     if dialect is Dialect.LIBRARY:
         return f"a second derivatives entry for '{f.namespace}::{f.func.name}'"
@@ -136,7 +136,7 @@ class _EntryReader:
         self._library = LibraryOperators(functions) if dialect is Dialect.LIBRARY else None
         self._torch = TorchOperators(functions) if dialect is Dialect.TORCH else None
 
-    def read(self, entry: YamlMap) -> Derivative:
+    def read(self, entry: YamlMap) -> DerivativesEntry:
         name = entry.get(_NAME)
         if _NAME not in entry:
             raise SpecError(
@@ -153,7 +153,7 @@ class _EntryReader:
         formulas = self._formula_tables(entry, f)
         given = _output_differentiability(entry, f, self.dialect, _DISPATCH in entry)
         values, conditions = given or ((True,) * len(f.func.returns), None)
-        return Derivative(
+        return DerivativesEntry(
             function=f,
             formulas_by_key=formulas,
             output_differentiability=values,
@@ -165,7 +165,7 @@ class _EntryReader:
             ),
         )
 
-    def _read_library(self, entry: YamlMap, name: str, at: Location) -> Derivative:
+    def _read_library(self, entry: YamlMap, name: str, at: Location) -> DerivativesEntry:
         assert self._library is not None
         f = self._library.resolve(name, at)
         covered: set[str] = set()
@@ -180,7 +180,9 @@ class _EntryReader:
             raise SpecError(f"the derivatives entry for '{f.func.name}' has no formula", at)
         given = _output_differentiability(entry, f, self.dialect, False)
         values = (True,) * len(f.func.returns) if given is None else given[0]
-        return Derivative(f, {DEFAULT_KEY: tuple(formulas)}, values, at, str(f.func.name.name))
+        return DerivativesEntry(
+            f, {DEFAULT_KEY: tuple(formulas)}, values, at, str(f.func.name.name)
+        )
 
     def _formula_tables(self, entry: YamlMap, f: NativeFunction) -> dict[str, tuple[Formula, ...]]:
         keys = [k for k in entry if k not in (_NAME, _OUTPUT_DIFFERENTIABILITY, _DISPATCH)]

@@ -6,7 +6,7 @@ have one), or `non_differentiable` marks them as having none. Any other key
 lists outputs: a forward formula computes their tangents (each output at most
 once), naming them as the schema does or by position (`result` for the only
 output, else `result0`, `result1`, ...). What the formulas' text may use is
-checked where it is given a meaning (`opgen.api.derivatives`).
+checked where it is given a meaning (`opgen.autograd.load_derivatives`).
 """
 
 from __future__ import annotations

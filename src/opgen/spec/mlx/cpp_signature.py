@@ -43,14 +43,14 @@ class CppParameter:
 
 
 @frozen
-class CppSignature:
+class MlxCppSignature:
     name: str | None  # None: a function type without a name
     name_offset: int
     returns: str  # the schema's returns: `Tensor`, `(Tensor, Tensor)`
     parameters: tuple[CppParameter, ...]  # without the stream parameter
 
 
-def parse_cpp_signature(text: str, *, named: bool) -> CppSignature:
+def parse_cpp_signature(text: str, *, named: bool) -> MlxCppSignature:
     """Read a declaration (`named`: the one-`signature` form) or a function type."""
     stripped = text.rstrip()
     stripped = stripped.removesuffix(";").rstrip()
@@ -84,7 +84,7 @@ def parse_cpp_signature(text: str, *, named: bool) -> CppSignature:
                     )
                 continue
             parameters.append(parameter)
-    return CppSignature(name, name_offset, returns, tuple(parameters))
+    return MlxCppSignature(name, name_offset, returns, tuple(parameters))
 
 
 def _head(head: str, named: bool) -> tuple[str, int, str | None, int]:

@@ -30,10 +30,10 @@ from collections.abc import Mapping, Sequence
 
 from opgen.diagnostics import Diagnostic, Location, SpecError
 from opgen.frozen import frozen
-from opgen.spec.load import YamlList, YamlMap, load_yaml
-from opgen.spec.located import WrittenText, written
 from opgen.spec.schema import FunctionSchema
 from opgen.spec.syntax import IDENTIFIER, SchemaError
+from opgen.spec.yaml.load import YamlList, YamlMap, load_yaml
+from opgen.spec.yaml.located import WrittenText, written
 
 DERIVATIVES_FILE = "derivatives.yaml"
 _NAME = "name"

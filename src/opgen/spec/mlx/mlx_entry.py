@@ -36,15 +36,15 @@ from typing import TypeVar
 
 from opgen.diagnostics import Location, SpecError
 from opgen.frozen import frozen
-from opgen.spec.load import YamlList, YamlMap
-from opgen.spec.located import WrittenText, written
-from opgen.spec.mlx.cpp_signature import CppSignature, parse_cpp_signature
+from opgen.spec.mlx.cpp_signature import MlxCppSignature, parse_cpp_signature
 from opgen.spec.mlx.declarations import Parameter
 from opgen.spec.mlx.operators import ReadOperator, SharedKeys, name_problem
-from opgen.spec.mlx.python_signature import PythonSignature, parse_python_signature
+from opgen.spec.mlx.python_signature import MlxPythonSignature, parse_python_signature
 from opgen.spec.mlx.type_mapping import cpp_default, python_default
 from opgen.spec.schema import FunctionSchema, OperatorName
 from opgen.spec.syntax import SchemaError
+from opgen.spec.yaml.load import YamlList, YamlMap
+from opgen.spec.yaml.located import WrittenText, written
 
 T = TypeVar("T")
 NAME = "name"
@@ -218,7 +218,10 @@ def _split_signatures(
 
 
 def _check_counts(
-    cpp: CppSignature, cpp_text: WrittenText, python: PythonSignature, python_text: WrittenText
+    cpp: MlxCppSignature,
+    cpp_text: WrittenText,
+    python: MlxPythonSignature,
+    python_text: WrittenText,
 ) -> None:
     ours, theirs = len(python.parameters), len(cpp.parameters)
     if ours > theirs:

@@ -21,14 +21,14 @@ from collections.abc import Iterator, Mapping
 
 from opgen.diagnostics import Diagnostic, Location, SpecError
 from opgen.frozen import frozen
-from opgen.spec.load import YamlMap
-from opgen.spec.located import WrittenText, written
 from opgen.spec.mlx.derivatives import WrittenFormula, read_grad_mapping
 from opgen.spec.mlx.formulas import MULTI_OUTPUT_NAMES, Scope, check_formula
 from opgen.spec.mlx.model import GradFormula, MlxOperator
 from opgen.spec.mlx.type_mapping import ARRAY_TYPES
 from opgen.spec.schema import FunctionSchema
 from opgen.spec.syntax import IDENTIFIER
+from opgen.spec.yaml.load import YamlMap
+from opgen.spec.yaml.located import WrittenText, written
 
 SHARED_KEYS = ("python_name", "doc", "grad", "dispatch", "shape")
 DISPATCH_KEYS = ("cpu", "gpu")

@@ -33,22 +33,22 @@ _MLX_PYTHON_RETURNS = "array, list[array], tuple[array, array, ...]"
 
 
 @frozen
-class PythonParameter:
+class MlxPythonParameter:
     parameter: Parameter
     spec_type: str | None  # None: not annotated
 
 
 @frozen
-class PythonSignature:
+class MlxPythonSignature:
     name: str
     name_offset: int
-    parameters: tuple[PythonParameter, ...]  # without `stream`
+    parameters: tuple[MlxPythonParameter, ...]  # without `stream`
     returns: str | None  # the schema's returns; None: not annotated
     returns_offset: int
     returns_length: int
 
 
-def parse_python_signature(text: str) -> PythonSignature:
+def parse_python_signature(text: str) -> MlxPythonSignature:
     open_paren = text.find("(")
     name = text[:open_paren].strip() if open_paren >= 0 else ""
     if open_paren < 0 or not _NAME.match(name):
@@ -61,7 +61,7 @@ def parse_python_signature(text: str) -> PythonSignature:
     close = matching_close(text, open_paren, angles=False)
     returns, returns_offset, returns_length = _returns(text, close + 1)
     inside = text[open_paren + 1 : close]
-    parameters: list[PythonParameter] = []
+    parameters: list[MlxPythonParameter] = []
     keyword_only = False
     if inside.strip():
         pieces = split_top_level(inside, open_paren + 1, ",", angles=False)
@@ -79,7 +79,7 @@ def parse_python_signature(text: str) -> PythonSignature:
                 parameters.append(parameter)
         if pieces[-1][0] == "*":
             raise SchemaError("keyword-only parameters must follow '*'", pieces[-1][1])
-    return PythonSignature(
+    return MlxPythonSignature(
         name, name_offset, tuple(parameters), returns, returns_offset, returns_length
     )
 
@@ -121,7 +121,7 @@ def _check_plain(piece: str, offset: int) -> None:
         raise SchemaError("an empty parameter", offset)
 
 
-def _parameter(piece: str, offset: int, keyword_only: bool) -> PythonParameter:
+def _parameter(piece: str, offset: int, keyword_only: bool) -> MlxPythonParameter:
     (declaration, decl_offset), default = split_once(piece, offset, "=", angles=False)
     (name, name_offset), annotation = split_once(declaration, decl_offset, ":", angles=False)
     if not _NAME.match(name) or keyword.iskeyword(name):
@@ -147,4 +147,4 @@ def _parameter(piece: str, offset: int, keyword_only: bool) -> PythonParameter:
         offset=offset,
         length=len(piece),
     )
-    return PythonParameter(parameter, spec_type)
+    return MlxPythonParameter(parameter, spec_type)

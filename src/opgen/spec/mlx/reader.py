@@ -29,7 +29,6 @@ import difflib
 from collections.abc import Sequence
 
 from opgen.diagnostics import Diagnostic, Location, SpecError
-from opgen.spec.load import YamlDocument, YamlList, YamlMap, load_yaml
 from opgen.spec.mlx.derivatives import derivatives_beside, load_mlx_derivatives, match_derivatives
 from opgen.spec.mlx.mlx_entry import MLX_KEYS, read_mlx_entry
 from opgen.spec.mlx.mlx_headers import mlx_names
@@ -46,6 +45,7 @@ from opgen.spec.mlx.operators import (
     read_shared_keys,
 )
 from opgen.spec.mlx.spec_entry import FUNC, read_spec_entry
+from opgen.spec.yaml.load import YamlDocument, YamlList, YamlMap, load_yaml
 
 LIBRARY_KEYS = ("namespace", "module")
 _DIALECT_KEYS = {FUNC: (FUNC,), "name": MLX_KEYS}

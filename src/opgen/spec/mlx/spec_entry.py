@@ -24,8 +24,6 @@ from collections.abc import Iterator
 
 from opgen.diagnostics import Location, SpecError
 from opgen.spec.arguments import Argument, Return
-from opgen.spec.load import YamlMap
-from opgen.spec.located import WrittenText, written
 from opgen.spec.mlx.operators import ReadOperator, SharedKeys, name_problem
 from opgen.spec.mlx.type_mapping import (
     MLX_TYPE_LIST,
@@ -36,6 +34,8 @@ from opgen.spec.mlx.type_mapping import (
 from opgen.spec.schema import FunctionSchema, OperatorName
 from opgen.spec.syntax import SchemaError, split_items
 from opgen.spec.types import Annotation, Type, annotated_str
+from opgen.spec.yaml.load import YamlMap
+from opgen.spec.yaml.located import WrittenText, written
 
 FUNC = "func"
 _RETURNS = "an MLX operator returns 'Tensor', 'Tensor[]' or several 'Tensor's ('(Tensor, Tensor)')"

@@ -18,7 +18,8 @@ import os
 from collections.abc import Callable, Sequence
 
 from opgen.api import python
-from opgen.api.python_bindings import (
+from opgen.output import OutputSet, TemplateDir
+from opgen.python_bindings.bound import (
     is_py_fft_function,
     is_py_linalg_function,
     is_py_nn_function,
@@ -27,7 +28,6 @@ from opgen.api.python_bindings import (
     is_py_variable_method,
     should_generate_py_binding,
 )
-from opgen.output import OutputSet, TemplateDir
 from opgen.spec.arguments import Argument
 from opgen.spec.model import Spec
 from opgen.spec.native import NativeFunction

@@ -25,7 +25,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from opgen.api import cpp
-from opgen.api.autograd import (
+from opgen.api.types import ArgumentStyle
+from opgen.autograd.model import (
     DEFAULT_KEY,
     DifferentiabilityInfo,
     DifferentiableInput,
@@ -34,8 +35,7 @@ from opgen.api.autograd import (
     NativeFunctionWithDifferentiabilityInfo,
     is_differentiable,
 )
-from opgen.api.autograd_views import get_base_name, get_view_info, modifies_arguments
-from opgen.api.types import ArgumentStyle
+from opgen.autograd.views import get_base_name, get_view_info, modifies_arguments
 from opgen.diagnostics import Location, SpecError
 from opgen.frozen import frozen
 from opgen.spec.arguments import Argument, SelfArgument, TensorOptionsArguments
@@ -50,7 +50,7 @@ from opgen.targets.autograd.kernel_lists import (
 
 
 @frozen(eq=False)
-class AutogradKernel:
+class VariableTypeKernel:
     fn: NativeFunctionWithDifferentiabilityInfo
     key: str  # "Default" or an autograd dispatch key
     info: DifferentiabilityInfo | None
@@ -90,7 +90,9 @@ class AutogradKernel:
         return self.f.loc
 
     @staticmethod
-    def of(fn: NativeFunctionWithDifferentiabilityInfo, key: str = DEFAULT_KEY) -> AutogradKernel:
+    def of(
+        fn: NativeFunctionWithDifferentiabilityInfo, key: str = DEFAULT_KEY
+    ) -> VariableTypeKernel:
         f = fn.func
         info = fn.info[key] if fn.info else None
         fw_derivatives = tuple(fn.fw_derivatives.get(key, ())) if fn.fw_derivatives else ()
@@ -110,7 +112,7 @@ class AutogradKernel:
         requires_derivative = (
             not undifferentiable and bool(inputs) and (bool(outputs) or is_inplace_foreach)
         )
-        kernel = AutogradKernel(
+        kernel = VariableTypeKernel(
             fn=fn,
             key=key,
             info=info,
@@ -215,7 +217,7 @@ def _args_with_derivatives(
     return found
 
 
-def _check(kernel: AutogradKernel) -> None:
+def _check(kernel: VariableTypeKernel) -> None:
     info, f = kernel.info, kernel.f
     if (
         info is not None

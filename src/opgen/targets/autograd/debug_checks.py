@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from opgen.api import cpp
-from opgen.api.autograd_views import ALL_VIEW_FUNCTIONS
 from opgen.api.types import (
     I_TENSOR_LIST_REF,
     OPTIONAL_TENSOR,
@@ -29,8 +28,9 @@ from opgen.api.types import (
     Binding,
     ListCType,
 )
+from opgen.autograd.views import ALL_VIEW_FUNCTIONS
 from opgen.spec.keys import SchemaKind
-from opgen.targets.autograd.autograd_kernel import AutogradKernel
+from opgen.targets.autograd.autograd_kernel import VariableTypeKernel
 from opgen.targets.autograd.wrappers import type_wrapper_name, unpacked_name
 
 # Operators (C++ names) expected to change their inputs' TensorImpl or Storage.
@@ -193,7 +193,7 @@ def _tensor_impl_use_count_is_fresh(t: str, fn_name: str) -> str:
     )
 
 
-def _output_checks(kernel: AutogradKernel) -> list[str]:
+def _output_checks(kernel: VariableTypeKernel) -> list[str]:
     """Rules 2 and 3 for each returned tensor of a function that writes no argument."""
     f = kernel.f
     if f.func.kind in (SchemaKind.inplace, SchemaKind.out):
@@ -225,7 +225,7 @@ def _debug_only(statements: list[str]) -> str:
     return "#ifndef NDEBUG\n" + "".join(statements) + "#endif\n"
 
 
-def with_debug_checks(kernel: AutogradKernel, call: str, unpacked: list[Binding]) -> str:
+def with_debug_checks(kernel: VariableTypeKernel, call: str, unpacked: list[Binding]) -> str:
     """`call` (the redispatch and what binds its results) with the checks around it."""
     if kernel.name in DONT_ENFORCE_SAME_TENSOR_IMPL_OR_STORAGE:
         return call

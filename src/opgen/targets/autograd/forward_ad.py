@@ -15,12 +15,12 @@ decomposition to fall back on, refuses inputs with tangents
 
 from __future__ import annotations
 
-from opgen.api.autograd import ForwardDerivative, is_differentiable
-from opgen.api.autograd_views import is_tensor_list_type, is_tensor_type
 from opgen.api.types import OPTIONAL_TENSOR, TENSOR, OptionalCType, TupleCType, VectorCType
+from opgen.autograd.model import ForwardDerivative, is_differentiable
+from opgen.autograd.views import is_tensor_list_type, is_tensor_type
 from opgen.diagnostics import SpecError
 from opgen.spec.types import BaseType, ListType
-from opgen.targets.autograd.autograd_kernel import AutogradKernel
+from opgen.targets.autograd.autograd_kernel import VariableTypeKernel
 from opgen.template import Template
 
 _NEW_TANGENT = Template(
@@ -56,7 +56,7 @@ def _has_tangent(name: str, is_list: bool) -> str:
     return f"isFwGradDefinedTensorList({name})" if is_list else f"isFwGradDefined({name})"
 
 
-def any_input_has_tangent(kernel: AutogradKernel) -> str:
+def any_input_has_tangent(kernel: VariableTypeKernel) -> str:
     """Whether any differentiable argument (outputs included) has a tangent."""
     f, info = kernel.f, kernel.info
     checks = []
@@ -69,7 +69,7 @@ def any_input_has_tangent(kernel: AutogradKernel) -> str:
     return f"({' || '.join(checks)})"
 
 
-def _formula_inputs_have_tangent(kernel: AutogradKernel, derivative: ForwardDerivative) -> str:
+def _formula_inputs_have_tangent(kernel: VariableTypeKernel, derivative: ForwardDerivative) -> str:
     """Whether any input whose tangent the formula reads has one."""
     required = derivative.required_inputs_fw_grad
     assert required is not None, "the loader sets the tangents a formula reads"
@@ -91,7 +91,7 @@ def _formula_inputs_have_tangent(kernel: AutogradKernel, derivative: ForwardDeri
     return f"({' || '.join(checks)})"
 
 
-def emit_any_has_forward_grad(kernel: AutogradKernel) -> list[str]:
+def emit_any_has_forward_grad(kernel: VariableTypeKernel) -> list[str]:
     """The flags `_any_has_forward_grad_<outputs>`, per formula (per element for foreach)."""
     if kernel.is_foreach:
         return [line for d in kernel.fw_derivatives for line in _foreach_flags(kernel, d)]
@@ -108,7 +108,7 @@ def emit_any_has_forward_grad(kernel: AutogradKernel) -> list[str]:
     return lines
 
 
-def _foreach_flags(kernel: AutogradKernel, derivative: ForwardDerivative) -> list[str]:
+def _foreach_flags(kernel: VariableTypeKernel, derivative: ForwardDerivative) -> list[str]:
     lines = []
     conditions = []
     required = derivative.required_inputs_fw_grad
@@ -144,7 +144,7 @@ def _same_size_check(name: str) -> str:
     )
 
 
-def emit_forbid_fw_derivatives(kernel: AutogradKernel, *, is_out_fn: bool = False) -> str:
+def emit_forbid_fw_derivatives(kernel: VariableTypeKernel, *, is_out_fn: bool = False) -> str:
     """Refusing inputs with tangents."""
     msg = "because it is an out= function" if is_out_fn else _NOT_IMPLEMENTED_YET
     return (
@@ -167,14 +167,14 @@ def _primal_of(name: str, expr: str) -> str:
     return f"auto {name}_p = toNonOptPrimal({expr});\n"
 
 
-def _zeros_fn(kernel: AutogradKernel, input_name: str) -> str:
+def _zeros_fn(kernel: VariableTypeKernel, input_name: str) -> str:
     # An inplace function writes its result into self's tangent: real zeros.
     if kernel.inplace and input_name == "self":
         return "zeros_symint"
     return "_efficientzerotensor_symint"
 
 
-def _unpacked_inputs(kernel: AutogradKernel, derivative: ForwardDerivative) -> str:
+def _unpacked_inputs(kernel: VariableTypeKernel, derivative: ForwardDerivative) -> str:
     """The tangents and primals the formula reads, as `<input>_t` and `<input>_p`."""
     required = derivative.required_inputs_fw_grad or ()
     primals = derivative.required_inputs_primal or ()
@@ -257,7 +257,7 @@ def _set_list_tangents(out: str, is_inplace: str) -> str:
 
 
 def _tangent_setters(
-    kernel: AutogradKernel, derivative: ForwardDerivative, outs: tuple[str, ...]
+    kernel: VariableTypeKernel, derivative: ForwardDerivative, outs: tuple[str, ...]
 ) -> tuple[str, list[str], str]:
     """(C++ type of the new tangent, statements setting it, extra condition to compute it)."""
     is_inplace = "true" if kernel.inplace else "false"
@@ -288,7 +288,7 @@ def _tangent_setters(
     )
 
 
-def _foreach_formula(kernel: AutogradKernel, formula: str) -> str:
+def _foreach_formula(kernel: VariableTypeKernel, formula: str) -> str:
     """The reference operator's formula, per list element."""
     if kernel.inplace:
         for foreach_arg, ref_arg in kernel.foreach_pairs:
@@ -301,7 +301,7 @@ def _foreach_formula(kernel: AutogradKernel, formula: str) -> str:
     return formula
 
 
-def emit_fw_derivatives(kernel: AutogradKernel) -> list[str]:
+def emit_fw_derivatives(kernel: VariableTypeKernel) -> list[str]:
     """Computing each formula's new tangents, then setting them all."""
     content: list[str] = []
     setters: list[str] = []

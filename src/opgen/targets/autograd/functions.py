@@ -29,12 +29,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from functools import partial
 
-from opgen.api.autograd import Derivative, uses_single_grad
-from opgen.api.backward_nodes import (
+from opgen.autograd.backward_nodes import (
     BackwardNode,
     backward_node,
     infos_with_derivatives,
 )
+from opgen.autograd.model import Derivative, uses_single_grad
 from opgen.cached import cached
 from opgen.spec.arguments import Argument
 from opgen.targets.autograd.run import AutogradRun

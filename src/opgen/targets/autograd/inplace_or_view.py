@@ -5,7 +5,7 @@ bookkeeping autograd needs for operators that alias or mutate their inputs,
 then redispatch below the key:
 - an inplace or out= operator that returns something bumps the version
   counter of each returned (mutated) tensor, `increment_version(self)`;
-- a view operator (`opgen.api.autograd_views`) marks its output as a view
+- a view operator (`opgen.autograd.views`) marks its output as a view
   of its base (`as_view`), with how it was created (`CreationMeta`: default,
   several outputs, no grad mode, inference mode). Where the base cannot be
   viewed through `as_strided` (or the view changes metadata, or replay is
@@ -24,14 +24,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from opgen.api import cpp
-from opgen.api.autograd import NativeFunctionWithDifferentiabilityInfo
-from opgen.api.autograd_views import (
-    VIEW_FUNCTIONS_WITH_METADATA_CHANGE,
-    get_view_info,
-    is_tensor_list_type,
-    is_tensor_type,
-    modifies_arguments,
-)
 from opgen.api.dispatcher import DispatcherSignature
 from opgen.api.functionalization import reverse_name
 from opgen.api.types import (
@@ -45,6 +37,14 @@ from opgen.api.types import (
     Binding,
     CType,
     OptionalCType,
+)
+from opgen.autograd.model import NativeFunctionWithDifferentiabilityInfo
+from opgen.autograd.views import (
+    VIEW_FUNCTIONS_WITH_METADATA_CHANGE,
+    get_view_info,
+    is_tensor_list_type,
+    is_tensor_type,
+    modifies_arguments,
 )
 from opgen.diagnostics import SpecError
 from opgen.spec.native import NativeFunction

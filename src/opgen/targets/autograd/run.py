@@ -9,8 +9,8 @@ derivatives it uses, sorted by C++ name, as torchgen passes them) or
 
 from __future__ import annotations
 
-from opgen.api.autograd import DerivativeInfos, NativeFunctionWithDifferentiabilityInfo
 from opgen.api.signatures import SignatureSet
+from opgen.autograd.model import DerivativeInfos, NativeFunctionWithDifferentiabilityInfo
 from opgen.frozen import frozen
 from opgen.output import OutputSet, TemplateDir, template_comment_dir
 from opgen.spec.model import Spec, load_spec
@@ -34,8 +34,8 @@ class AutogradRun:
     @staticmethod
     def start(options: AutogradOptions) -> AutogradRun:
         """Read the inputs the options name; raises SpecError for bad input."""
-        from opgen.api.derivatives import load_derivative_infos
-        from opgen.api.derivatives_match import match_differentiability_info
+        from opgen.autograd.load_derivatives import load_derivative_infos
+        from opgen.autograd.match import match_differentiability_info
 
         selection = OperatorSelection.from_flags(None, options.op_selection_yaml_path)
         spec = load_spec(options.native_yaml, options.tags_yaml)

@@ -21,8 +21,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from opgen.api.autograd import SavedAttribute
-from opgen.api.autograd_views import is_tensor_list_type
 from opgen.api.types import (
     I_TENSOR_LIST_REF,
     INT_ARRAY_REF,
@@ -40,8 +38,10 @@ from opgen.api.types import (
     SpecialArgName,
     VectorCType,
 )
+from opgen.autograd.model import SavedAttribute
+from opgen.autograd.views import is_tensor_list_type
 from opgen.spec.types import ListType
-from opgen.targets.autograd.autograd_kernel import AutogradKernel
+from opgen.targets.autograd.autograd_kernel import VariableTypeKernel
 from opgen.template import Template
 
 Guard = Callable[[SavedAttribute], "str | None"]
@@ -81,7 +81,9 @@ def _attribute_name(saved: SavedAttribute) -> str:
     return name.name if isinstance(name, SpecialArgName) else name
 
 
-def _stored(kernel: AutogradKernel, saved: SavedAttribute, is_output: bool) -> tuple[str, str, str]:
+def _stored(
+    kernel: VariableTypeKernel, saved: SavedAttribute, is_output: bool
+) -> tuple[str, str, str]:
     """(member of the node, the expression stored, a statement to run first or "")."""
     name = _attribute_name(saved)
     ctype, expr, first = saved.nctype.type, saved.expr, ""
@@ -133,7 +135,7 @@ def _stored(kernel: AutogradKernel, saved: SavedAttribute, is_output: bool) -> t
 
 
 def save_variables(
-    kernel: AutogradKernel,
+    kernel: VariableTypeKernel,
     saved: Sequence[SavedAttribute],
     is_output: bool,
     guard_for: Guard = lambda _: None,
@@ -156,7 +158,7 @@ def save_variables(
     return statements
 
 
-def _input_guard(kernel: AutogradKernel) -> Guard:
+def _input_guard(kernel: VariableTypeKernel) -> Guard:
     """When a saved input is needed: the `should_compute_output` of the one formula using it."""
     info = kernel.info
     assert info is not None
@@ -198,7 +200,7 @@ def _wrap_opt_if_condition(formula: str, name: str) -> str | None:
     return _GRAD_INPUT_MASK.sub(r"grad_fn->should_compute_output(\1)", condition)
 
 
-def emit_save_inputs(kernel: AutogradKernel) -> list[str]:
+def emit_save_inputs(kernel: VariableTypeKernel) -> list[str]:
     """Saving the inputs the formulas use, and the sizes of tensor-list inputs."""
     info = kernel.info
     if info is None or not info.has_derivatives:
@@ -214,7 +216,7 @@ def emit_save_inputs(kernel: AutogradKernel) -> list[str]:
     return statements
 
 
-def emit_save_outputs(kernel: AutogradKernel) -> str:
+def emit_save_outputs(kernel: VariableTypeKernel) -> str:
     """Saving the outputs the formulas use, once the node exists (out= functions save none)."""
     info = kernel.info
     if kernel.is_out_fn or info is None or not info.has_derivatives:

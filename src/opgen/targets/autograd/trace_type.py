@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from opgen.api import cpp
 from opgen.api.signatures import FunctionSignatures
-from opgen.api.tracing import should_trace
+from opgen.autograd.tracing import should_trace
 from opgen.spec.keys import SchemaKind
 from opgen.spec.native import NativeFunction
 from opgen.targets.autograd.run import AutogradRun

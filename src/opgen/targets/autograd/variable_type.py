@@ -27,14 +27,14 @@ import functools
 from collections.abc import Mapping, Sequence
 
 from opgen.api import cpp
-from opgen.api.autograd import (
+from opgen.api.signatures import SignatureSet
+from opgen.autograd.model import (
     DEFAULT_KEY,
     NativeFunctionWithDifferentiabilityInfo,
 )
-from opgen.api.autograd_views import get_base_name
-from opgen.api.signatures import SignatureSet
+from opgen.autograd.views import get_base_name
 from opgen.diagnostics import SpecError
-from opgen.targets.autograd.autograd_kernel import AutogradKernel
+from opgen.targets.autograd.autograd_kernel import VariableTypeKernel
 from opgen.targets.autograd.debug_checks import (
     DONT_ENFORCE_SAME_TENSOR_IMPL_OR_STORAGE,
     DONT_ENFORCE_STORAGE_IMPL_USE_COUNT,
@@ -128,7 +128,7 @@ def kernel_fragments(
     fragments: dict[str, list[str]] = {}
     for key in fn.info or (DEFAULT_KEY,):
         name = type_wrapper_name(f, key)
-        body = emit_body(AutogradKernel.of(fn, key), dispatcher.bindings)
+        body = emit_body(VariableTypeKernel.of(fn, key), dispatcher.bindings)
         definition = method_definition(dispatcher.returns_text, name, formals, body)
         fragments[_placeholders("type_derived_method_definitions", key)] = [definition]
         fragments[_placeholders("wrapper_registrations", key)] = [

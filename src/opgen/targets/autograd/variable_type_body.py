@@ -18,10 +18,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from opgen.api import cpp
-from opgen.api.autograd_views import modifies_arguments
 from opgen.api.types import Binding
+from opgen.autograd.views import modifies_arguments
 from opgen.spec.types import ListType
-from opgen.targets.autograd.autograd_kernel import AutogradKernel
+from opgen.targets.autograd.autograd_kernel import VariableTypeKernel
 from opgen.targets.autograd.debug_checks import with_debug_checks
 from opgen.targets.autograd.forward_ad import (
     any_has_forward_grad_name,
@@ -61,7 +61,7 @@ _TENSOR_LIST_LIKE = frozenset(
 _IF_ANY_REQUIRES_GRAD = Template("if (_any_requires_grad) {\n  ${setup}\n}\n")
 
 
-def emit_body(kernel: AutogradKernel, bindings: Sequence[Binding]) -> list[str]:
+def emit_body(kernel: VariableTypeKernel, bindings: Sequence[Binding]) -> list[str]:
     """The kernel's statements, each may span lines; `bindings` are the wrapper's
     (`wrappers.unpack_args`)."""
     f = kernel.f
@@ -100,7 +100,7 @@ def emit_body(kernel: AutogradKernel, bindings: Sequence[Binding]) -> list[str]:
     return body
 
 
-def _names_of_args_with_derivatives(kernel: AutogradKernel) -> list[str]:
+def _names_of_args_with_derivatives(kernel: VariableTypeKernel) -> list[str]:
     """The inputs with formulas; an inplace foreach function's under their own names."""
     names = [arg.name for arg in kernel.args_with_derivatives]
     if kernel.is_inplace_foreach and kernel.info is not None:
@@ -109,7 +109,7 @@ def _names_of_args_with_derivatives(kernel: AutogradKernel) -> list[str]:
     return names
 
 
-def _any_requires_grad(kernel: AutogradKernel) -> str:
+def _any_requires_grad(kernel: VariableTypeKernel) -> str:
     info = kernel.info
     extra = ""
     if info is not None and info.output_differentiability_conditions:
@@ -120,7 +120,7 @@ def _any_requires_grad(kernel: AutogradKernel) -> str:
     return f"[[maybe_unused]] auto _any_requires_grad = compute_requires_grad( {args} );\n{extra}\n"
 
 
-def _original_self(kernel: AutogradKernel) -> list[str]:
+def _original_self(kernel: VariableTypeKernel) -> list[str]:
     """An inplace function's copy of self before the call, for formulas that read it."""
     if not kernel.inplace:
         return []
@@ -162,7 +162,7 @@ def _requires_no_grad(args: list[str], base_name: str) -> str:
     )
 
 
-def _setup_derivative(kernel: AutogradKernel) -> list[str]:
+def _setup_derivative(kernel: VariableTypeKernel) -> list[str]:
     """Declaring the backward node, and building it when an input requires grad."""
     if kernel.is_out_fn:
         # out= functions are not differentiable: nothing may require grad.
@@ -194,7 +194,7 @@ def _setup_derivative(kernel: AutogradKernel) -> list[str]:
     ]
 
 
-def _build_foreach_nodes(kernel: AutogradKernel, op: str, ctor: str) -> str:
+def _build_foreach_nodes(kernel: VariableTypeKernel, op: str, ctor: str) -> str:
     """One node per element of self, built only where the element's inputs require grad."""
     if kernel.info is not None:
         elements = {
@@ -221,7 +221,7 @@ def _build_foreach_nodes(kernel: AutogradKernel, op: str, ctor: str) -> str:
     )
 
 
-def _check_no_requires_grad(kernel: AutogradKernel) -> list[str]:
+def _check_no_requires_grad(kernel: VariableTypeKernel) -> list[str]:
     """Differentiable inputs without a formula must not require grad."""
     info = kernel.info
     checks = []
@@ -237,7 +237,7 @@ def _check_no_requires_grad(kernel: AutogradKernel) -> list[str]:
     return checks
 
 
-def _redispatch(kernel: AutogradKernel, unpacked: list[Binding]) -> str:
+def _redispatch(kernel: VariableTypeKernel, unpacked: list[Binding]) -> str:
     func = kernel.f.func
     api_name = cpp.name(
         func, faithful_name_for_out_overloads=True, symint_overload=func.has_symint()
@@ -246,7 +246,7 @@ def _redispatch(kernel: AutogradKernel, unpacked: list[Binding]) -> str:
     return f"at::redispatch::{api_name}({args})"
 
 
-def _jvp_decomposition_call(kernel: AutogradKernel, guard: str, call: str) -> str:
+def _jvp_decomposition_call(kernel: VariableTypeKernel, guard: str, call: str) -> str:
     """The call, or with a tangent on any input, the operator's decomposition run for jvp."""
     func = kernel.f.func
     return_types = ", ".join(
@@ -273,7 +273,7 @@ def _jvp_decomposition_call(kernel: AutogradKernel, guard: str, call: str) -> st
     )
 
 
-def _call(kernel: AutogradKernel, unpacked: list[Binding]) -> str:
+def _call(kernel: VariableTypeKernel, unpacked: list[Binding]) -> str:
     """The redispatch below autograd, binding its results, with debug checks around it."""
     f = kernel.f
     call = _redispatch(kernel, unpacked)
@@ -297,7 +297,7 @@ def _call(kernel: AutogradKernel, unpacked: list[Binding]) -> str:
     return with_debug_checks(kernel, text, unpacked)
 
 
-def _history(kernel: AutogradKernel) -> str:
+def _history(kernel: VariableTypeKernel) -> str:
     """Attaching the node to the differentiable outputs."""
     rebase = modifies_arguments(kernel.f) and kernel.view_info is None
     fn = "rebase" if rebase else "set"
@@ -313,7 +313,7 @@ def _history(kernel: AutogradKernel) -> str:
     )
 
 
-def _complex_checks(kernel: AutogradKernel) -> list[str]:
+def _complex_checks(kernel: VariableTypeKernel) -> list[str]:
     """Rejecting complex outputs where the backward is not known to handle them."""
     base_name = kernel.base_name
     if base_name in GRADIENT_IMPLEMENTED_FOR_COMPLEX:

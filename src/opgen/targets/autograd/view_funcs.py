@@ -24,10 +24,10 @@ from collections.abc import Callable, Sequence
 from functools import partial
 
 from opgen.api import dispatcher
-from opgen.api.autograd import NativeFunctionWithDifferentiabilityInfo
-from opgen.api.autograd_views import get_view_info, modifies_arguments
 from opgen.api.translate import translate
 from opgen.api.types import SYM_INT, TENSOR, ArgumentStyle, Binding, VectorCType
+from opgen.autograd.model import NativeFunctionWithDifferentiabilityInfo
+from opgen.autograd.views import get_view_info, modifies_arguments
 from opgen.cached import cached
 from opgen.frozen import frozen
 from opgen.spec.arguments import Argument

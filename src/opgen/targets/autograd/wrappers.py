@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from opgen.api import cpp
-from opgen.api.autograd import NativeFunctionWithDifferentiabilityInfo, dispatch_strategy
-from opgen.api.autograd_views import is_tensor_list_type
 from opgen.api.dispatcher import DispatcherSignature
 from opgen.api.types import ArgumentStyle, Binding
+from opgen.autograd.model import NativeFunctionWithDifferentiabilityInfo, dispatch_strategy
+from opgen.autograd.views import is_tensor_list_type
 from opgen.spec.arguments import SelfArgument, TensorOptionsArguments
 from opgen.spec.keys import SchemaKind
 from opgen.spec.native import NativeFunction

@@ -18,8 +18,8 @@ from typing import TextIO
 from opgen.diagnostics import SpecError
 from opgen.output import OutputSet, TemplateDir, write_files
 from opgen.spec.external_backend import ExternalBackend, listed_operators, read_external_backend
-from opgen.spec.load import load_yaml, read_text
 from opgen.spec.model import LoadOptions, Spec, load_spec
+from opgen.spec.yaml.load import load_yaml, read_text
 from opgen.template import Template
 
 GENERATOR = "torchgen/gen_backend_stubs.py"

@@ -15,9 +15,9 @@ from collections import Counter
 from collections.abc import Set
 
 from opgen.diagnostics import Diagnostic, SpecError
-from opgen.spec.load import read_text
 from opgen.spec.native import NativeFunction
 from opgen.spec.schema import OperatorName
+from opgen.spec.yaml.load import read_text
 from opgen.targets.backend.files import BackendRun
 
 

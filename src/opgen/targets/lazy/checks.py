@@ -15,7 +15,7 @@ import difflib
 from opgen.api.lazy import LAZY_IR_PROPERTIES
 from opgen.diagnostics import Diagnostic, SpecError
 from opgen.spec.external_backend import ExternalBackend
-from opgen.spec.load import read_text
+from opgen.spec.yaml.load import read_text
 from opgen.targets.backend.files import BackendRun
 from opgen.targets.lazy.files import functions_of
 from opgen.targets.lazy.kernels import shape_inference_declarations

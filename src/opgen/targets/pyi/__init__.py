@@ -5,7 +5,7 @@ torch ships type stubs for the bindings generated from the spec; PyTorch's
 
 - `hints` derives the stubs the spec gives (torch functions, Tensor methods,
   structseq classes) from the API layers (`api/python.py`, `api/pyi.py`,
-  `api/python_overloads.py`, `api/python_bindings.py`);
+  `python_bindings/overloads.py`, `python_bindings/bound.py`);
 - `torch_functions`, `tensor_methods`, `nn_functions` and `return_types` hold
   what upstream writes by hand, as data: declarations, the names whose
   derived stubs are left out, each file's imports;

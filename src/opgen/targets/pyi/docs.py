@@ -34,7 +34,7 @@ from typing import TypeAlias
 
 from opgen.diagnostics import Location, SpecError
 from opgen.frozen import frozen
-from opgen.spec.load import read_text
+from opgen.spec.yaml.load import read_text
 
 FUNCTION_PREFIX = "torch."
 TENSOR_PREFIX = "torch._C.TensorBase."

@@ -46,7 +46,7 @@ class PyiRun:
 
 def generate(options: PyiOptions) -> PyiRun:
     """The run the options describe, with every file added; raises SpecError for bad input."""
-    from opgen.api.python_overloads import load_deprecated
+    from opgen.python_bindings.overloads import load_deprecated
 
     spec = load_spec(options.native_yaml, options.tags_yaml)
     deprecated = () if options.deprecated_yaml is None else load_deprecated(options.deprecated_yaml)

@@ -24,11 +24,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 from opgen.api.python import PythonSignatureGroup, PythonSignatureNativeFunctionPair
-from opgen.api.python_bindings import should_generate_py_binding
-from opgen.api.python_overloads import group_overloads, load_signatures
 from opgen.api.signatures import SignatureSet
 from opgen.diagnostics import SpecError
 from opgen.frozen import frozen
+from opgen.python_bindings.bound import should_generate_py_binding
+from opgen.python_bindings.overloads import group_overloads, load_signatures
 from opgen.spec.deprecated import DeprecatedSignature
 from opgen.spec.keys import Variant
 from opgen.spec.native import NativeFunction

@@ -19,7 +19,8 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from functools import partial
 
-from opgen.api.python_bindings import (
+from opgen.frozen import frozen
+from opgen.python_bindings.bound import (
     is_py_fft_function,
     is_py_linalg_function,
     is_py_nested_function,
@@ -30,8 +31,7 @@ from opgen.api.python_bindings import (
     is_py_variable_method,
     should_generate_py_binding,
 )
-from opgen.api.python_overloads import Pair, group_by_name, load_signatures
-from opgen.frozen import frozen
+from opgen.python_bindings.overloads import Pair, group_by_name, load_signatures
 from opgen.spec.deprecated import load_deprecated_signatures
 from opgen.spec.native import NativeFunction
 from opgen.spec.schema import BaseOperatorName

@@ -25,22 +25,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from opgen.api.autograd_views import is_tensor_list_type
 from opgen.api.cpp import cpp_string
 from opgen.api.cpp import name as cpp_name
 from opgen.api.pyi import structseq_fieldnames, structseq_key
 from opgen.api.python import PythonSignature, PythonSignatureDeprecated, PythonSignatureGroup
-from opgen.api.python_dispatch import (
+from opgen.api.signatures import SignatureSet
+from opgen.autograd.tracing import should_trace
+from opgen.autograd.views import is_tensor_list_type
+from opgen.diagnostics import SpecError
+from opgen.python_bindings.dispatch import (
     DispatchCall,
     ParserOutput,
     UnreadableArgument,
     dispatch_call,
     parser_outputs,
 )
-from opgen.api.python_overloads import Pair, parse_order
-from opgen.api.signatures import SignatureSet
-from opgen.api.tracing import should_trace
-from opgen.diagnostics import SpecError
+from opgen.python_bindings.overloads import Pair, parse_order
 from opgen.spec.keys import SchemaKind
 from opgen.spec.native import NativeFunction
 from opgen.spec.schema import BaseOperatorName

@@ -21,14 +21,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from opgen.api.autograd import DifferentiabilityInfo
-from opgen.api.backward_nodes import (
+from opgen.autograd.backward_nodes import (
     GetterForm,
     GetterValue,
     SavedMember,
     backward_node,
     infos_with_derivatives,
 )
+from opgen.autograd.model import DifferentiabilityInfo
 from opgen.targets.python.run import PythonRun
 
 NUM_SHARDS = 5

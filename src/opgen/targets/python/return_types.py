@@ -22,9 +22,9 @@ from functools import partial
 
 from opgen.api import cpp
 from opgen.api.pyi import structseq_fieldnames, structseq_key
-from opgen.api.python_bindings import should_generate_py_binding
 from opgen.cached import cached
 from opgen.frozen import frozen
+from opgen.python_bindings.bound import should_generate_py_binding
 from opgen.spec.native import NativeFunction
 from opgen.targets.python.run import PythonRun
 

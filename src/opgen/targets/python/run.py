@@ -9,8 +9,8 @@ the file's order).
 
 from __future__ import annotations
 
-from opgen.api.autograd import DerivativeInfos
 from opgen.api.signatures import SignatureSet
+from opgen.autograd.model import DerivativeInfos
 from opgen.frozen import frozen
 from opgen.output import OutputSet, TemplateDir, template_comment_dir
 from opgen.spec.model import Spec, load_spec
@@ -31,7 +31,7 @@ class PythonRun:
     @staticmethod
     def start(options: PythonOptions) -> PythonRun:
         """Read the inputs the options name; raises SpecError for bad input."""
-        from opgen.api.derivatives import load_derivative_infos
+        from opgen.autograd.load_derivatives import load_derivative_infos
 
         spec = load_spec(options.native_yaml, options.tags_yaml)
         derivatives = load_derivative_infos(spec, options.derivatives_yaml)

@@ -31,7 +31,7 @@ from opgen.api import dispatcher as dispatcher_api
 from opgen.api.signatures import FunctionSignatures
 from opgen.frozen import frozen
 from opgen.spec.arguments import Argument
-from opgen.spec.derivatives import Derivative, Formula, FormulaHeader, output_names, uses
+from opgen.spec.derivatives import DerivativesEntry, Formula, FormulaHeader, output_names, uses
 from opgen.spec.native import NativeFunction
 
 # Stands for `#line <its own line + 1> "<the generated file>"` until the file is rendered.
@@ -55,7 +55,7 @@ inline bool needs_autograd(const std::optional<at::Tensor>& t) {
 
 
 @frozen
-class AutogradKernel:
+class LibraryAutogradKernel:
     code: str  # the Function and the kernel that applies it
     registration: str  # its `m.impl(...)` line
 
@@ -77,7 +77,7 @@ def function_name(f: NativeFunction) -> str:
     return "".join(w[:1].upper() + w[1:] for w in words if w) + "Function"
 
 
-def _used(d: Derivative, name: str) -> bool:
+def _used(d: DerivativesEntry, name: str) -> bool:
     return any(uses(formula.text, name) for formula in d.formulas)
 
 
@@ -85,7 +85,7 @@ def _is_tensor(a: Argument) -> bool:
     return str(a.type) in ("Tensor", "Tensor?")
 
 
-def cpp_kernel(d: Derivative) -> AutogradKernel:
+def cpp_kernel(d: DerivativesEntry) -> LibraryAutogradKernel:
     f = d.function
     dispatcher = FunctionSignatures(f).dispatcher
     cls = function_name(f)
@@ -110,7 +110,7 @@ def cpp_kernel(d: Derivative) -> AutogradKernel:
         "}",
     ]
     code = "".join(f"{line.text if isinstance(line, _Verbatim) else line}\n" for line in lines)
-    return AutogradKernel(code, f'm.impl("{f.func.name}", TORCH_FN({_kernel_name(f)}));')
+    return LibraryAutogradKernel(code, f'm.impl("{f.func.name}", TORCH_FN({_kernel_name(f)}));')
 
 
 def autograd_includes(headers: Sequence[FormulaHeader]) -> list[str]:
@@ -168,7 +168,7 @@ def _kernel_body(f: NativeFunction, cls: str, function_type: str, names: str) ->
     ]
 
 
-def _saved_tensors(d: Derivative) -> list[tuple[str, str]]:
+def _saved_tensors(d: DerivativesEntry) -> list[tuple[str, str]]:
     """(name in backward, expression in forward) of each tensor the formulas use."""
     f = d.function
     saved = [
@@ -191,7 +191,7 @@ def _output_aliases(f: NativeFunction) -> list[tuple[str, ...]]:
     ]
 
 
-def _forward_body(d: Derivative, function_type: str, names: str) -> _Lines:
+def _forward_body(d: DerivativesEntry, function_type: str, names: str) -> _Lines:
     f = d.function
     lines: _Lines = [
         "at::AutoDispatchBelowADInplaceOrView guard;",
@@ -216,7 +216,7 @@ def _forward_body(d: Derivative, function_type: str, names: str) -> _Lines:
     return lines
 
 
-def _backward_body(d: Derivative) -> _Lines:
+def _backward_body(d: DerivativesEntry) -> _Lines:
     f = d.function
     lines: _Lines = [*_saved_bindings(d)]
     if _used(d, "grad"):
@@ -241,7 +241,7 @@ def _backward_body(d: Derivative) -> _Lines:
     return lines
 
 
-def _saved_bindings(d: Derivative) -> list[str]:
+def _saved_bindings(d: DerivativesEntry) -> list[str]:
     """The backward's variables for what the forward saved: tensors, then other values."""
     f = d.function
     style = FunctionSignatures(f).style
@@ -269,7 +269,7 @@ def _saved_bindings(d: Derivative) -> list[str]:
     return lines
 
 
-def _not_implemented(d: Derivative) -> list[tuple[str, str]]:
+def _not_implemented(d: DerivativesEntry) -> list[tuple[str, str]]:
     """The tensor inputs without a formula, each with the error for needing its gradient."""
     f = d.function
     return [
@@ -331,7 +331,7 @@ def _indent(lines: Sequence[str | _Verbatim], spaces: int) -> _Lines:
 # -- Python ------------------------------------------------------------------
 
 
-def python_autograd(d: Derivative) -> str:
+def python_autograd(d: DerivativesEntry) -> str:
     """`setup_context` and `backward` for `torch.library.register_autograd`, and the call."""
     f = d.function
     arguments = list(f.func.arguments.flat_all)

@@ -20,7 +20,7 @@ from opgen.api.translate import translate
 from opgen.spec.backend import BackendMetadata
 from opgen.spec.keys import DispatchKey
 from opgen.spec.native import NativeFunction
-from opgen.targets.torch_library.autograd import AutogradKernel
+from opgen.targets.torch_library.autograd import LibraryAutogradKernel
 from opgen.targets.torch_library.library import Library
 
 K = DispatchKey
@@ -104,7 +104,7 @@ def definition(f: NativeFunction) -> str:
     return f'm.def("{f.func}"{suffix});'
 
 
-def registrations(library: Library, autograd: list[AutogradKernel]) -> list[str]:
+def registrations(library: Library, autograd: list[LibraryAutogradKernel]) -> list[str]:
     """One `TORCH_LIBRARY_IMPL` block per dispatch key with C++ kernels, in key order."""
     by_key: dict[DispatchKey, list[str]] = {}
     for f in library.operators:

@@ -30,7 +30,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from opgen.api.signatures import FunctionSignatures
 from opgen.diagnostics import Diagnostic
 from opgen.frozen import frozen
-from opgen.spec.derivatives import Derivative, FormulaHeader
+from opgen.spec.derivatives import DerivativesEntry, FormulaHeader
 from opgen.spec.model import Spec
 
 # A call: a name, maybe qualified, then `(`; not a member (`.f(`, `->f(`).
@@ -68,7 +68,7 @@ class _Declared:
 def formula_errors(
     spec: Spec,
     namespace: str,
-    derivatives: Iterable[Derivative],
+    derivatives: Iterable[DerivativesEntry],
     headers: Sequence[FormulaHeader],
     compiled: bool,
 ) -> Iterator[Diagnostic]:
@@ -85,7 +85,7 @@ def formula_errors(
 
 
 def _call_errors(
-    spec: Spec, namespace: str, derivatives: Iterable[Derivative]
+    spec: Spec, namespace: str, derivatives: Iterable[DerivativesEntry]
 ) -> Iterator[Diagnostic]:
     """A diagnostic per call of a C++ formula that cannot reach the function it names."""
     declared = _Declared.of(spec, namespace)

@@ -18,7 +18,7 @@ from opgen.diagnostics import Diagnostic, Location, SpecError
 from opgen.frozen import frozen
 from opgen.spec.arguments import Argument
 from opgen.spec.backend import BackendMetadata
-from opgen.spec.derivatives import Derivative, FormulaHeader, load_derivatives
+from opgen.spec.derivatives import DerivativesEntry, FormulaHeader, load_derivatives
 from opgen.spec.keys import DispatchKey, SchemaKind
 from opgen.spec.library import PythonRef
 from opgen.spec.model import LoadOptions, Spec, load_spec
@@ -56,7 +56,7 @@ class Library:
     namespace: str
     package: str
     spec: Spec
-    derivatives: Mapping[str, Derivative]  # by qualified operator name
+    derivatives: Mapping[str, DerivativesEntry]  # by qualified operator name
     compiled: bool  # has C++ code: kernels, or gradient formulas in C++
     warnings: tuple[Diagnostic, ...] = ()
     formula_headers: tuple[FormulaHeader, ...] = ()  # `include:` entries of the derivatives
@@ -68,7 +68,7 @@ class Library:
     def kernels(self, f: NativeFunction) -> Mapping[DispatchKey, BackendMetadata]:
         return self.spec.kernels(f)
 
-    def derivative(self, f: NativeFunction) -> Derivative | None:
+    def derivative(self, f: NativeFunction) -> DerivativesEntry | None:
         return self.derivatives.get(qualified_name(f))
 
     def backend_selected(self, f: NativeFunction) -> bool:
@@ -106,7 +106,7 @@ def load_library(paths: LibraryPaths) -> Library:
     """Read and check a library; raises SpecError with every diagnostic found."""
     spec = load_spec(paths.spec, paths.tags, LoadOptions(library=True))
     namespace = _namespace(spec)
-    derivatives: dict[str, Derivative] = {}
+    derivatives: dict[str, DerivativesEntry] = {}
     headers: tuple[FormulaHeader, ...] = ()
     if paths.derivatives is not None:
         read = load_derivatives(paths.derivatives, spec.functions)
@@ -228,7 +228,7 @@ def _check_python_api(spec: Spec) -> Iterator[Diagnostic]:
 
 
 def _check_derivatives(
-    spec: Spec, derivatives: Mapping[str, Derivative], compiled: bool
+    spec: Spec, derivatives: Mapping[str, DerivativesEntry], compiled: bool
 ) -> Iterator[Diagnostic]:
     for d in derivatives.values():
         f = d.function
@@ -288,7 +288,7 @@ def _returns_text(f: NativeFunction) -> str:
     return str(f.func).rpartition(") -> ")[2]
 
 
-def _fake_warnings(spec: Spec, derivatives: Mapping[str, Derivative]) -> Iterator[Diagnostic]:
+def _fake_warnings(spec: Spec, derivatives: Mapping[str, DerivativesEntry]) -> Iterator[Diagnostic]:
     for f in spec.functions:
         if f.func.is_mutable and not f.func.returns:
             continue  # PyTorch derives its fake kernel (custom operators change no metadata)

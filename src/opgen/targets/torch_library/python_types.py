@@ -58,7 +58,7 @@ _NAMED_DEFAULTS = {
 
 
 @frozen
-class PythonParameter:
+class LibraryPythonParameter:
     name: str
     annotation: str
     default: str | None  # a Python expression
@@ -70,8 +70,8 @@ class PythonParameter:
 
 
 @frozen
-class PythonSignature:
-    parameters: tuple[PythonParameter, ...]
+class LibraryPythonSignature:
+    parameters: tuple[LibraryPythonParameter, ...]
     returns: str
 
     def parameter_list(self) -> str:
@@ -118,15 +118,15 @@ def result_class(f: NativeFunction) -> ResultClass | None:
     return ResultClass("".join(w[:1].upper() + w[1:] for w in words) + "Result", tuple(fields))
 
 
-def python_signature(f: NativeFunction) -> PythonSignature:
+def python_signature(f: NativeFunction) -> LibraryPythonSignature:
     """The wrapper's signature; UnsupportedType if a type has no Python form."""
     arguments = f.func.arguments
     kw_only = {a.name for a in arguments.flat_kwarg_only} | {a.name for a in arguments.out}
     params = tuple(
-        PythonParameter(a.name, annotation(a.type, f), _default(a), a.name in kw_only)
+        LibraryPythonParameter(a.name, annotation(a.type, f), _default(a), a.name in kw_only)
         for a in arguments.flat_all
     )
-    return PythonSignature(params, returns_annotation(f))
+    return LibraryPythonSignature(params, returns_annotation(f))
 
 
 def annotation(t: Type, f: NativeFunction) -> str:

@@ -24,10 +24,10 @@ from typing import Literal
 
 from opgen.diagnostics import Diagnostic, Location, SpecError
 from opgen.frozen import frozen
-from opgen.spec.load import read_text
 from opgen.spec.model import LoadOptions, Spec, load_spec
 from opgen.spec.schema import OperatorName
 from opgen.spec.syntax import SchemaError
+from opgen.spec.yaml.load import read_text
 
 Kind = Literal["spec", "backend", "names"]
 

@@ -27,7 +27,7 @@ from fnmatch import fnmatchcase
 
 from opgen.diagnostics import Diagnostic, Location, SpecError
 from opgen.frozen import frozen
-from opgen.spec.load import YamlDocument, YamlList, YamlMap, load_yaml
+from opgen.spec.yaml.load import YamlDocument, YamlList, YamlMap, load_yaml
 from opgen.tooling.diff.findings import FAILING_CATEGORIES, Finding
 
 KEYS = ("name", "category", "reason", "until")

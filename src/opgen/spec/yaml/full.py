@@ -6,7 +6,7 @@ whose positions are PyYAML's nodes. Duplicate keys, which PyYAML silently lets
 through, are errors here, as are unhashable keys and merge keys (`<<`) that do
 not name mappings; scalars that cannot be constructed are collected as errors.
 
-`opgen.spec.load` imports this module only for documents outside the subset
+`opgen.spec.yaml.load` imports this module only for documents outside the subset
 that `yaml_subset` reads, so that most runs never import PyYAML (~15 ms).
 """
 
@@ -21,7 +21,7 @@ from yaml.constructor import SafeConstructor
 
 from opgen.cached import cached
 from opgen.diagnostics import Diagnostic, Location, SpecError
-from opgen.spec.yaml_values import YamlDocument, YamlList, YamlMap
+from opgen.spec.yaml.values import YamlDocument, YamlList, YamlMap
 
 try:
     from yaml import CSafeLoader as _SafeLoader

@@ -45,7 +45,7 @@ from itertools import accumulate
 
 from opgen.cached import cached
 from opgen.diagnostics import Location
-from opgen.spec.yaml_values import YamlDocument, YamlList, YamlMap
+from opgen.spec.yaml.values import YamlDocument, YamlList, YamlMap
 
 Line = re.Match[str]
 

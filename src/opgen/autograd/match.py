@@ -9,7 +9,7 @@ preference:
 3. for a generated out-of-place function, its mutable variant's, if that
    formula saves nothing of `self`;
 4. for a foreach function, one derived from the non-foreach operator it
-   loops over (`opgen.api.foreach_derivatives`); the derived infos join the
+   loops over (`opgen.autograd.foreach_derivatives`); the derived infos join the
    set as matching proceeds, so functions are matched in the order given.
 
 Generated out= functions get none. An inplace function that reuses a formula
@@ -22,7 +22,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from opgen.api.autograd import (
+from opgen.autograd.foreach_derivatives import ForeachDeriver
+from opgen.autograd.model import (
     DEFAULT_KEY,
     DerivativeInfos,
     DifferentiabilityInfo,
@@ -30,8 +31,7 @@ from opgen.api.autograd import (
     NativeFunctionWithDifferentiabilityInfo,
     is_foreach_func,
 )
-from opgen.api.foreach_derivatives import ForeachDeriver
-from opgen.api.saved_values import FormulaPatterns
+from opgen.autograd.saved_values import FormulaPatterns
 from opgen.diagnostics import SpecError
 from opgen.spec.keys import SchemaKind
 from opgen.spec.native import NativeFunction

@@ -1,7 +1,7 @@
 """YAML text to plain values that remember where they came from.
 
 Mappings become `YamlMap` and sequences `YamlList`, which give the `Location`
-of every key, value and item on demand (`opgen.spec.yaml_values`). Duplicate
+of every key, value and item on demand (`opgen.spec.yaml.values`). Duplicate
 keys, which PyYAML silently lets through, are errors.
 
 Two readers give the same values and locations. Spec files are written in a
@@ -19,8 +19,8 @@ errors and an empty document as located `SpecError`s.
 from __future__ import annotations
 
 from opgen.diagnostics import Location, SpecError
-from opgen.spec.yaml_subset import read_subset
-from opgen.spec.yaml_values import YamlDocument, YamlList, YamlMap
+from opgen.spec.yaml.subset import read_subset
+from opgen.spec.yaml.values import YamlDocument, YamlList, YamlMap
 
 __all__ = ["YamlDocument", "YamlList", "YamlMap", "load_yaml", "parse_yaml", "read_text"]
 
@@ -51,7 +51,7 @@ def parse_yaml(path: str, text: str) -> YamlDocument:
     document = read_subset(path, text)
     if document is not None:
         return document
-    from opgen.spec.yaml_full import read_full  # imports PyYAML: only when needed
+    from opgen.spec.yaml.full import read_full  # imports PyYAML: only when needed
 
     return read_full(path, text)
 

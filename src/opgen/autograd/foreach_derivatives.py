@@ -18,14 +18,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from opgen.api import cpp
-from opgen.api.autograd import (
+from opgen.api.types import TENSOR_LIST, ArgumentStyle, Binding, NamedCType
+from opgen.autograd.model import (
     DEFAULT_KEY,
     Derivative,
     DifferentiabilityInfo,
     ForwardDerivative,
     SavedAttribute,
 )
-from opgen.api.types import TENSOR_LIST, ArgumentStyle, Binding, NamedCType
 from opgen.diagnostics import SpecError
 from opgen.spec.arguments import Argument
 from opgen.spec.keys import SchemaKind

@@ -23,8 +23,8 @@ from collections.abc import Sequence
 
 from opgen.diagnostics import Location, SpecError
 from opgen.frozen import frozen
-from opgen.spec.load import YamlMap
 from opgen.spec.syntax import SchemaError
+from opgen.spec.yaml.load import YamlMap
 
 
 @frozen

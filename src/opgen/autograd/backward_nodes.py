@@ -28,15 +28,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from enum import Enum
 
-from opgen.api.autograd import (
-    DerivativeInfos,
-    DifferentiabilityInfo,
-    NativeFunctionWithDifferentiabilityInfo,
-    SavedAttribute,
-    is_foreach_func,
-    uses_retain_variables,
-)
-from opgen.api.autograd_views import VIEW_FUNCTIONS
 from opgen.api.types import (
     BOOL,
     DOUBLE,
@@ -58,6 +49,15 @@ from opgen.api.types import (
     OptionalCType,
     VectorCType,
 )
+from opgen.autograd.model import (
+    DerivativeInfos,
+    DifferentiabilityInfo,
+    NativeFunctionWithDifferentiabilityInfo,
+    SavedAttribute,
+    is_foreach_func,
+    uses_retain_variables,
+)
+from opgen.autograd.views import VIEW_FUNCTIONS
 from opgen.diagnostics import SpecError
 from opgen.frozen import frozen
 from opgen.spec.schema import FunctionSchema

@@ -5,11 +5,11 @@ torch dialect) and gives every entry, per dispatch key, the C++ meaning
 torchgen's `load_derivatives` gives it:
 
 - each backward formula (keys in sorted order) with the values its node
-  saves (`opgen.api.saved_values`), in the C++ API's terms: the arguments of
+  saves (`opgen.autograd.saved_values`), in the C++ API's terms: the arguments of
   the out-of-place function's C++ signature (the SymInt one where there is
   one, TensorOptions packed into `options`), and the outputs as
   `cpp.return_names` names them (`self` as `result`);
-- the forward formulas, expanded (`opgen.api.forward_derivatives`);
+- the forward formulas, expanded (`opgen.autograd.forward_derivatives`);
 - the backward node's class name: the base name in CamelCase, `Backward`,
   the dispatch key unless "Default", and a counter per prefix in file order
   (`MulBackward0`, `MulBackward1`), for entries with backward formulas;
@@ -28,19 +28,18 @@ from collections.abc import Iterator, Sequence
 from operator import attrgetter
 
 from opgen.api import cpp
-from opgen.api.autograd import (
+from opgen.api.types import ArgumentStyle, Binding, BindingMemo, NamedCType, SpecialArgName
+from opgen.autograd.forward_derivatives import ForwardFormula, forward_derivatives
+from opgen.autograd.model import (
     Derivative,
     DerivativeInfos,
     DifferentiabilityInfo,
     SavedAttribute,
 )
-from opgen.api.forward_derivatives import ForwardFormula, forward_derivatives
-from opgen.api.saved_values import FormulaPatterns, check_size_methods, saved_values
-from opgen.api.types import ArgumentStyle, Binding, BindingMemo, NamedCType, SpecialArgName
+from opgen.autograd.saved_values import FormulaPatterns, check_size_methods, saved_values
 from opgen.diagnostics import Diagnostic, SpecError
 from opgen.frozen import frozen
-from opgen.spec.derivatives import DEFAULT_KEY, Dialect, Formula, read_derivatives
-from opgen.spec.derivatives import Derivative as Entry
+from opgen.spec.derivatives import DEFAULT_KEY, DerivativesEntry, Dialect, Formula, read_derivatives
 from opgen.spec.groups import NativeFunctionsViewGroup
 from opgen.spec.model import Spec
 from opgen.spec.native import NativeFunction
@@ -66,7 +65,7 @@ def view_grouped_functions(spec: Spec) -> Iterator[NativeFunction]:
             yield g
 
 
-def build_derivative_infos(spec: Spec, entries: Sequence[Entry]) -> DerivativeInfos:
+def build_derivative_infos(spec: Spec, entries: Sequence[DerivativesEntry]) -> DerivativeInfos:
     builder = _InfoBuilder()
     infos: dict[FunctionSchema, dict[str, DifferentiabilityInfo]] = {}
     errors: list[Diagnostic] = []
@@ -101,7 +100,7 @@ class _InfoBuilder:
         self._patterns = FormulaPatterns()
         self._memo = BindingMemo()
 
-    def entry_infos(self, entry: Entry) -> dict[str, DifferentiabilityInfo]:
+    def entry_infos(self, entry: DerivativesEntry) -> dict[str, DifferentiabilityInfo]:
         function = self._function(entry.function)
         return {
             key: self._info(entry, key, formulas, function)
@@ -129,7 +128,7 @@ class _InfoBuilder:
         return _Function(f, bindings, arguments, returns)
 
     def _info(
-        self, entry: Entry, key: str, formulas: tuple[Formula, ...], function: _Function
+        self, entry: DerivativesEntry, key: str, formulas: tuple[Formula, ...], function: _Function
     ) -> DifferentiabilityInfo:
         f = function.f
         available = _available_named_gradients(f, entry.given_output_differentiability)

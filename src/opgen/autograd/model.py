@@ -19,7 +19,7 @@ The names of classes and fields are torchgen's (`torchgen.api.autograd`), so
 the emitters read like the generators they replace; unlike torchgen's, the
 objects are immutable (tuples and frozensets) and locations are kept for
 diagnostics. Reading the file (`opgen.spec.derivatives`) and building these
-objects (`opgen.api.derivatives`) happen once per run.
+objects (`opgen.autograd.load_derivatives`) happen once per run.
 """
 
 from __future__ import annotations

@@ -24,7 +24,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from opgen.api.autograd import SavedAttribute
 from opgen.api.types import (
     BOOL,
     INT64,
@@ -42,6 +41,7 @@ from opgen.api.types import (
     SpecialArgName,
     VectorCType,
 )
+from opgen.autograd.model import SavedAttribute
 from opgen.diagnostics import SpecError
 from opgen.frozen import frozen
 from opgen.spec.derivatives import Formula

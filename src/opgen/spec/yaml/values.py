@@ -37,7 +37,7 @@ class Positions(Protocol):
 
     @property
     def lines(self) -> Sequence[str]:
-        """The document's lines, where `opgen.spec.located` places offsets inside values
+        """The document's lines, where `opgen.spec.yaml.located` places offsets inside values
         (split once, when first asked for)."""
         ...
 

@@ -13,16 +13,16 @@ refused. Two formulas are written for the author:
   (`at::mm(self_t, mat2_t)`, or a method call for a method-only function).
 
 The inplace variant of a function that reuses the out-of-place function's
-formula is adapted when functions are matched (`opgen.api.derivatives_match`).
+formula is adapted when functions are matched (`opgen.autograd.match`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from opgen.api.autograd import Derivative, ForwardDerivative
-from opgen.api.saved_values import FormulaPatterns
 from opgen.api.types import Binding
+from opgen.autograd.model import Derivative, ForwardDerivative
+from opgen.autograd.saved_values import FormulaPatterns
 from opgen.diagnostics import SpecError
 from opgen.frozen import frozen
 from opgen.spec.derivatives import Formula
