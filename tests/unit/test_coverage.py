@@ -127,6 +127,96 @@ def test_json_and_names_the_reference_lacks(tmp_path: Path) -> None:
     }
 
 
+# Eight operators, seven pointwise, three core: more missing than text names by default.
+WIDE = """\
+- func: abs(Tensor self) -> Tensor
+  tags: [core, pointwise]
+- func: neg(Tensor self) -> Tensor
+  tags: [core, pointwise]
+- func: exp(Tensor self) -> Tensor
+  tags: pointwise
+- func: log(Tensor self) -> Tensor
+  tags: pointwise
+- func: sin(Tensor self) -> Tensor
+  tags: pointwise
+- func: cos(Tensor self) -> Tensor
+  tags: pointwise
+- func: tan(Tensor self) -> Tensor
+  tags: pointwise
+- func: sum(Tensor self) -> Tensor
+  tags: core
+"""
+WIDE_TABLE = """\
+coverage of wide.yaml by mine.txt
+  group      implemented   total  percent
+  all                  1       8    12.5%
+  core                 1       3    33.3%
+  pointwise            1       7    14.3%
+"""
+
+
+@pytest.fixture
+def wide(tmp_path: Path) -> None:
+    (tmp_path / "wide.yaml").write_text(WIDE)
+    (tmp_path / "mine.txt").write_text("abs\nrelu6\n")
+
+
+def test_text_names_the_first_five_missing_of_each_group(wide: None) -> None:
+    assert run("mine.txt", "--against", "wide.yaml") == (
+        0,
+        WIDE_TABLE
+        + """\
+missing in all (7): neg, exp, log, sin, cos ... and 2 more
+missing in core (2): neg, sum
+missing in pointwise (6): neg, exp, log, sin, cos ... and 1 more
+not in wide.yaml (1): relu6
+for the full lists: --all, or --format markdown or --format json
+""",
+        "",
+    )
+
+
+def test_all_lists_every_missing_operator_one_per_line(wide: None) -> None:
+    assert run("mine.txt", "--against", "wide.yaml", "--all") == (
+        0,
+        WIDE_TABLE
+        + """\
+missing in all (7):
+  neg
+  exp
+  log
+  sin
+  cos
+  tan
+  sum
+missing in core (2):
+  neg
+  sum
+missing in pointwise (6):
+  neg
+  exp
+  log
+  sin
+  cos
+  tan
+not in wide.yaml (1):
+  relu6
+""",
+        "",
+    )
+
+
+def test_markdown_and_json_list_everything_with_or_without_all(wide: None) -> None:
+    markdown = run("mine.txt", "--against", "wide.yaml", "--format", "markdown")
+    assert "\n`neg`, `exp`, `log`, `sin`, `cos`, `tan`, `sum`\n" in markdown[1]
+    document = run("mine.txt", "--against", "wide.yaml", "--format", "json")
+    assert json.loads(document[1])["groups"][0]["missing"] == [
+        "neg", "exp", "log", "sin", "cos", "tan", "sum",
+    ]  # fmt: skip
+    for form, every in (("markdown", markdown), ("json", document)):
+        assert run("mine.txt", "--against", "wide.yaml", "--format", form, "--all") == every
+
+
 def test_a_tier_operator_the_reference_lacks_is_a_warning(tmp_path: Path) -> None:
     (tmp_path / "tier2.txt").write_text("abs\nabz\n")
     status, _, err = run(

@@ -1,4 +1,4 @@
-"""`opgen diff`: two small specs in, every finding out, exactly, with its locations.
+"""`opgen diff`: two small specs in, the report out, exactly, with every location.
 
 The rules themselves (which schema change breaks which direction) are in
 test_diff_rules.py, the allowlist in test_diff_allowlist.py; the agreement
@@ -41,19 +41,39 @@ NEW = """\
 - func: fresh(Tensor self) -> Tensor
 """
 
+# Breaks first, in full; then the informational findings kind by kind (most
+# frequent first, ties by name); then the totals and each category by kind.
 EXPECTED = """\
 new.yaml:1:50: error: [backward-incompatible/argument-renamed] add.Tensor: argument 'alpha' is renamed to 'beta' (was old.yaml:1:50)
-new.yaml:4:5: note: [informational/dispatch-changed] add.Tensor: dispatch: +CUDA (add_cuda) (was old.yaml:4:5)
-new.yaml:6:9: note: [informational/tags-changed] relu: tags: -pointwise (was old.yaml:7:9)
-new.yaml:6:27: note: [informational/argument-added] relu: new argument 'int extra=0' (was old.yaml:6:9)
 new.yaml:7:17: error: [backward-incompatible/argument-alias-changed] view_op: argument 'self' is Tensor(b), not Tensor(a) (was old.yaml:8:17)
-new.yaml:7:33: note: [informational/argument-type-equivalent] view_op: argument 'dim' type int is now SymInt, the same type to the dispatcher (the C++ or Python signature may differ) (was old.yaml:8:33)
 new.yaml:7:48: error: [backward-incompatible/return-alias-changed] view_op: return 0 is Tensor(b), not Tensor(a) (was old.yaml:8:45)
-new.yaml:8:46: note: [informational/argument-added] clamp: new argument 'Scalar? max=None' (was old.yaml:9:9)
-new.yaml:9:9: note: [informational/operator-added] fresh: new operator: fresh(Tensor self) -> Tensor
 old.yaml:5:9: error: [backward-incompatible/operator-removed] gone: operator removed: gone(Tensor self) -> Tensor
+new.yaml:6:27: note: [informational/argument-added] relu: new argument 'int extra=0' (was old.yaml:6:9)
+new.yaml:8:46: note: [informational/argument-added] clamp: new argument 'Scalar? max=None' (was old.yaml:9:9)
+new.yaml:7:33: note: [informational/argument-type-equivalent] view_op: argument 'dim' type int is now SymInt, the same type to the dispatcher (the C++ or Python signature may differ) (was old.yaml:8:33)
+new.yaml:4:5: note: [informational/dispatch-changed] add.Tensor: dispatch: +CUDA (add_cuda) (was old.yaml:4:5)
+new.yaml:9:9: note: [informational/operator-added] fresh: new operator: fresh(Tensor self) -> Tensor
+new.yaml:6:9: note: [informational/tags-changed] relu: tags: -pointwise (was old.yaml:7:9)
 opgen diff: 10 findings: 4 backward-incompatible, 0 forward-incompatible, 6 informational; 0 allowed
+  4 backward-incompatible: 1 argument-alias-changed, 1 argument-renamed, 1 operator-removed, 1 return-alias-changed
+  6 informational: 2 argument-added, 1 argument-type-equivalent, 1 dispatch-changed, 1 operator-added, 1 tags-changed
 """  # noqa: E501
+
+# Four operators added, one removed, one kernel and one overload added.
+FEW_OLD = """\
+- func: a(Tensor self) -> Tensor
+- func: b(Tensor self) -> Tensor
+"""
+MANY_NEW = """\
+- func: a(Tensor self) -> Tensor
+  dispatch:
+    CPU: a_cpu
+- func: c(Tensor self) -> Tensor
+- func: d(Tensor self) -> Tensor
+- func: e(Tensor self) -> Tensor
+- func: f(Tensor self) -> Tensor
+- func: a.x(Tensor self, int x) -> Tensor
+"""
 
 
 def run(*argv: str) -> tuple[int, str, str]:
@@ -71,8 +91,66 @@ def specs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path
 
 
-def test_text_lists_every_finding_with_both_locations(specs: Path) -> None:
+def test_text_leads_with_the_breaks_then_each_informational_kind(specs: Path) -> None:
     assert run("diff", "old.yaml", "new.yaml") == (1, EXPECTED, "")
+
+
+def test_text_shows_the_first_three_of_each_informational_kind(specs: Path) -> None:
+    (specs / "a.yaml").write_text(FEW_OLD)
+    (specs / "b.yaml").write_text(MANY_NEW)
+    assert run("diff", "a.yaml", "b.yaml") == (
+        1,
+        """\
+a.yaml:2:9: error: [backward-incompatible/operator-removed] b: operator removed: b(Tensor self) -> Tensor
+b.yaml:4:9: note: [informational/operator-added] c: new operator: c(Tensor self) -> Tensor
+b.yaml:5:9: note: [informational/operator-added] d: new operator: d(Tensor self) -> Tensor
+b.yaml:6:9: note: [informational/operator-added] e: new operator: e(Tensor self) -> Tensor
+... and 1 more informational/operator-added
+b.yaml:3:5: note: [informational/dispatch-changed] a: dispatch: +CPU (a_cpu), -CompositeImplicitAutograd (was a.yaml:1:9)
+b.yaml:8:9: note: [informational/overload-added] a.x: new overload: a.x(Tensor self, int x) -> Tensor
+opgen diff: 7 findings: 1 backward-incompatible, 0 forward-incompatible, 6 informational; 0 allowed
+  1 backward-incompatible: 1 operator-removed
+  6 informational: 4 operator-added, 1 dispatch-changed, 1 overload-added
+5 of 6 informational findings shown; to see every finding: --all, or --format json
+""",  # noqa: E501
+        "",
+    )
+
+
+def test_all_lists_every_finding_in_the_same_order(specs: Path) -> None:
+    (specs / "a.yaml").write_text(FEW_OLD)
+    (specs / "b.yaml").write_text(MANY_NEW)
+    assert run("diff", "a.yaml", "b.yaml", "--all") == (
+        1,
+        """\
+a.yaml:2:9: error: [backward-incompatible/operator-removed] b: operator removed: b(Tensor self) -> Tensor
+b.yaml:4:9: note: [informational/operator-added] c: new operator: c(Tensor self) -> Tensor
+b.yaml:5:9: note: [informational/operator-added] d: new operator: d(Tensor self) -> Tensor
+b.yaml:6:9: note: [informational/operator-added] e: new operator: e(Tensor self) -> Tensor
+b.yaml:7:9: note: [informational/operator-added] f: new operator: f(Tensor self) -> Tensor
+b.yaml:3:5: note: [informational/dispatch-changed] a: dispatch: +CPU (a_cpu), -CompositeImplicitAutograd (was a.yaml:1:9)
+b.yaml:8:9: note: [informational/overload-added] a.x: new overload: a.x(Tensor self, int x) -> Tensor
+opgen diff: 7 findings: 1 backward-incompatible, 0 forward-incompatible, 6 informational; 0 allowed
+  1 backward-incompatible: 1 operator-removed
+  6 informational: 4 operator-added, 1 dispatch-changed, 1 overload-added
+""",  # noqa: E501
+        "",
+    )
+
+
+def test_all_adds_nothing_when_nothing_was_left_out(specs: Path) -> None:
+    assert run("diff", "old.yaml", "new.yaml", "--all") == (1, EXPECTED, "")
+
+
+def test_json_has_every_finding_in_the_findings_order_with_or_without_all(specs: Path) -> None:
+    (specs / "a.yaml").write_text(FEW_OLD)
+    (specs / "b.yaml").write_text(MANY_NEW)
+    status, out, _ = run("diff", "a.yaml", "b.yaml", "--format", "json")
+    assert status == 1
+    assert [json.loads(line)["name"] for line in out.splitlines()] == [
+        "a", "c", "d", "e", "f", "a.x", "b",
+    ]  # fmt: skip
+    assert run("diff", "a.yaml", "b.yaml", "--format", "json", "--all") == (status, out, "")
 
 
 def test_json_has_one_object_per_finding(specs: Path) -> None:
@@ -157,10 +235,10 @@ def test_derived_operators_point_at_the_autogen_that_derives_them(specs: Path) -
     assert (status, out.splitlines()[:2]) == (
         1,
         [
-            "b.yaml:1:9: note: [informational/autogen-changed] neg: autogen: -neg.out "
-            "(was a.yaml:4:12)",
             "a.yaml:4:12: error: [backward-incompatible/overload-removed] neg.out: overload "
             "removed: neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)",
+            "b.yaml:1:9: note: [informational/autogen-changed] neg: autogen: -neg.out "
+            "(was a.yaml:4:12)",
         ],
     )
 

@@ -65,17 +65,19 @@ def test_entries_allow_their_category_by_name_or_pattern(tmp_path: Path) -> None
         "new.yaml:1:26: note: [backward-incompatible/default-changed] add: argument 'alpha' "
         "default changed from 1 to 2 (was old.yaml:3:26) [allowed until 2026-01-31 by "
         "allow.yaml:5:9: the new default is what everyone passes]",
-        "new.yaml:2:27: note: [forward-incompatible/argument-type-widened] keep: argument 'a' "
-        "type widened from int to int? (was old.yaml:4:27) [allowed until 2026-01-31 by "
-        "allow.yaml:13:9: this one allows it]",
         "old.yaml:1:9: note: [backward-incompatible/operator-removed] _foo: operator removed: "
         "_foo(Tensor self, int a) -> Tensor [allowed until 2025-06-01 by allow.yaml:1:9: "
         "private operators]",
         "old.yaml:2:9: note: [backward-incompatible/operator-removed] _foo.bar: operator "
         "removed: _foo.bar(Tensor self) -> Tensor [allowed until 2025-06-01 by "
         "allow.yaml:1:9: private operators]",
+        "new.yaml:2:27: note: [forward-incompatible/argument-type-widened] keep: argument 'a' "
+        "type widened from int to int? (was old.yaml:4:27) [allowed until 2026-01-31 by "
+        "allow.yaml:13:9: this one allows it]",
         "opgen diff: 4 findings: 3 backward-incompatible, 1 forward-incompatible, "
         "0 informational; 4 allowed",
+        "  3 backward-incompatible: 2 operator-removed, 1 default-changed",
+        "  1 forward-incompatible: 1 argument-type-widened",
     ]
     assert err == (
         "allow.yaml:9:9: warning: allowlist entry 'keep.*' matches no forward-incompatible "
@@ -96,11 +98,31 @@ def test_an_entry_allows_only_its_category(tmp_path: Path) -> None:
         """,
     )
     assert status == 1
-    assert [line.split(": ")[1] for line in out.splitlines()[:-1]] == [
-        "error",
-        "note",
-        "error",
-        "error",
+    assert [line.split(": ")[1:3] for line in out.splitlines()[:4]] == [
+        ["error", "[backward-incompatible/default-changed] add"],
+        ["error", "[backward-incompatible/operator-removed] _foo"],
+        ["error", "[backward-incompatible/operator-removed] _foo.bar"],
+        ["note", "[forward-incompatible/argument-type-widened] keep"],
+    ]
+
+
+def test_breaks_no_entry_allows_come_first(tmp_path: Path) -> None:
+    """Backward- before forward-incompatible, each in the findings' order; then the allowed."""
+    status, out, _ = run(
+        tmp_path,
+        """\
+        - name: add
+          category: backward-incompatible
+          reason: r
+          until: 2030-01-01
+        """,
+    )
+    assert status == 1
+    assert [line.split(": ")[1:3] for line in out.splitlines()[:4]] == [
+        ["error", "[backward-incompatible/operator-removed] _foo"],
+        ["error", "[backward-incompatible/operator-removed] _foo.bar"],
+        ["error", "[forward-incompatible/argument-type-widened] keep"],
+        ["note", "[backward-incompatible/default-changed] add"],
     ]
 
 

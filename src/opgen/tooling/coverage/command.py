@@ -23,6 +23,15 @@ if TYPE_CHECKING:
     from opgen.tooling.coverage.sources import OperatorSet
 
 
+HELP = "how much of another spec's operators a spec or backend implements"
+DESCRIPTION = (
+    "How much of OTHER's operators SPEC implements, grouped by tag and by tier, with the "
+    "missing operators (in text, the first few of each group; --all: every one). SPEC and "
+    "OTHER are each a spec (native_functions.yaml), a backend YAML or a text file of "
+    "operator names."
+)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add = parser.add_argument
     add(
@@ -53,6 +62,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "(default: the installed torchgen's packaged native_functions.yaml)",
     )
     add("--format", choices=("text", "json", "markdown"), default="text", help="output format")
+    add(
+        "--all",
+        action="store_true",
+        help="text: list every missing operator, one per line, not the first few of each "
+        "group (markdown and json always list every one)",
+    )
 
 
 def run_coverage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
@@ -63,12 +78,13 @@ def run_coverage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     implementation, reference = _operator_sets(args)
     tiers = [(_tier_name(path), names_operators(path)) for path in args.tier]
     coverage = measure(implementation, reference, tiers)
-    lines = {
-        "text": report.text_lines,
-        "json": report.json_lines,
-        "markdown": report.markdown_lines,
-    }[args.format]
-    for line in lines(coverage):
+    if args.format == "json":
+        lines = report.json_lines(coverage)
+    elif args.format == "markdown":
+        lines = report.markdown_lines(coverage)
+    else:
+        lines = report.text_lines(coverage, None if args.all else report.EXAMPLES_PER_GROUP)
+    for line in lines:
         out.write(line + "\n")
     write_diagnostics(tier_warnings(reference, tiers), err)
     return 0

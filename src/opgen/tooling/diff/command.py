@@ -3,9 +3,10 @@
 Both specs are read for comparison (`LoadOptions(for_comparison=True)`): what
 older PyTorch specs allowed and later ones forbid (the `Dimname` types, rules
 added since, tags outside the tags file) is read, not rejected; `opgen check`
-keeps rejecting it. Findings go to stdout (`report`), allowlist warnings to
-stderr; the exit status is 1 when a backward- or forward-incompatible finding
-is not allowed, else 0.
+keeps rejecting it. Findings go to stdout (`report`: in text, every break
+and a few informational findings of each kind, or every finding with `--all`;
+JSON always has every one), allowlist warnings to stderr; the exit status is 1
+when a backward- or forward-incompatible finding is not allowed, else 0.
 """
 
 from __future__ import annotations
@@ -17,6 +18,14 @@ from typing import TextIO
 
 from opgen.diagnostics import write_diagnostics
 
+HELP = "compatibility breaks between two specs, by PyTorch's rules"
+DESCRIPTION = (
+    "Compare two specs operator by operator: every change, located in both files, as "
+    "backward-incompatible, forward-incompatible (as PyTorch's schema checks decide) or "
+    "informational. Text lists every break, then a few findings of each informational kind "
+    "(--all: every one). Exit status 1 when a break is not allowed."
+)
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add = parser.add_argument
@@ -26,6 +35,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add("--new-tags", metavar="TAGS_YAML", help="NEW's tags file (default: tags.yaml beside it)")
     add("--library", action="store_true", help="read both as custom-op library specs")
     add("--format", choices=("text", "json"), default="text", help="output format (default text)")
+    add(
+        "--all",
+        action="store_true",
+        help="text: list every informational finding, not the first few of each kind "
+        "(breaks are always listed in full; json always has every finding)",
+    )
     add(
         "--allow",
         metavar="ALLOWLIST_YAML",
@@ -50,7 +65,7 @@ def run_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from opgen.spec.model import LoadOptions, load_spec
     from opgen.tooling.diff.allowlist import NO_ALLOWLIST, load_allowlist
     from opgen.tooling.diff.findings import diff_specs
-    from opgen.tooling.diff.report import is_failure, json_lines, text_lines
+    from opgen.tooling.diff.report import EXAMPLES_PER_KIND, is_failure, json_lines, text_lines
 
     today = args.today or datetime.date.today()
     allowlist = NO_ALLOWLIST if args.allow is None else load_allowlist(args.allow, today)
@@ -59,8 +74,11 @@ def run_diff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     new = load_spec(args.new, _tags(args.new, args.new_tags), options)
     args.retain((old, new))
     findings = diff_specs(old, new)
-    lines = json_lines if args.format == "json" else text_lines
-    for line in lines(findings, allowlist):
+    if args.format == "json":
+        lines = json_lines(findings, allowlist)
+    else:
+        lines = text_lines(findings, allowlist, None if args.all else EXAMPLES_PER_KIND)
+    for line in lines:
         out.write(line + "\n")
     write_diagnostics(allowlist.unused(findings), err)
     return int(any(is_failure(f, allowlist.allowing(f)) for f in findings))
