@@ -14,11 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from opgen.dump import function_record
 from opgen.spec.groups import NativeFunctionsGroup
 from opgen.spec.model import LoadOptions, Spec, load_spec
 from opgen.spec.native import NativeFunction
 from opgen.spec.partial import family, only_families
+from opgen.tooling.dump import function_record
 
 from .spec_files import spec_files
 

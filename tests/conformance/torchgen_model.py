@@ -1,7 +1,7 @@
 """The `opgen dump` record of every function, computed from upstream torchgen's model.
 
 This is the oracle side of the conformance tests: the same fields as
-`opgen.dump.function_record`, read off torchgen's `NativeFunction` and
+`opgen.tooling.dump.function_record`, read off torchgen's `NativeFunction` and
 `BackendIndex` objects.
 """
 

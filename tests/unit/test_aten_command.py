@@ -29,9 +29,9 @@ def test_jobs_must_be_a_positive_integer(value: str, capsys: pytest.CaptureFixtu
 
 def test_jobs_default_to_the_available_cores_at_most_four() -> None:
     options = options_from(build_parser().parse_args(["aten"]))
-    assert options.jobs == default_jobs()
-    assert 1 <= options.jobs <= 4
-    assert options_from(build_parser().parse_args(["aten", "-j", "3"])).jobs == 3
+    assert options.run.jobs == default_jobs()
+    assert 1 <= options.run.jobs <= 4
+    assert options_from(build_parser().parse_args(["aten", "-j", "3"])).run.jobs == 3
 
 
 def test_conflicting_selections_are_a_usage_error(tmp_path: Path) -> None:

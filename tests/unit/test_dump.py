@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from opgen.cli import bundled_example, main
-from opgen.dump import dump_chunks, dump_lines
+from opgen.cli import main
 from opgen.spec import Spec, load_spec
+from opgen.tooling.dump import dump_chunks, dump_lines
+from opgen.tooling.spec_files import bundled_example
 
 SPEC = """\
 - func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor

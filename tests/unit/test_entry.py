@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from opgen.cli import bundled_example
+from opgen.tooling.spec_files import bundled_example
 
 
 def opgen(*argv: str) -> subprocess.CompletedProcess[str]:
@@ -49,7 +49,7 @@ def test_an_unknown_command_is_a_usage_error_that_lists_the_commands() -> None:
     assert "argument COMMAND: invalid choice: 'atne' (choose from 'check', 'dump', 'aten'," in (
         done.stderr
     )
-    assert "'coverage', 'torch-library')" in done.stderr
+    assert "'torch-library', 'mlx', 'diff', 'coverage')" in done.stderr
 
 
 def test_a_command_parses_its_own_arguments_alone() -> None:

@@ -22,7 +22,7 @@ from opgen.diagnostics import Location, SpecError
 from opgen.spec.mlx.model import GradFormula, MlxLibrary, MlxOperator
 from opgen.spec.schema import FunctionSchema
 from opgen.targets.mlx import bindings, composite, operators, primitives, stubs
-from opgen.targets.mlx.generate import generate
+from opgen.targets.mlx.generate import library_files
 from opgen.targets.mlx.library import BoundOperator, bind
 
 AT = Location("spec.yaml", 3, 3)
@@ -587,7 +587,7 @@ def test_files_of_a_library(tmp_path: Path) -> None:
     library = MlxLibrary(
         "lib", "_lib", (operator("neg(Tensor x) -> Tensor"),), str(tmp_path / "spec.yaml")
     )
-    outputs = generate(library, tmp_path, "spec.yaml")
+    outputs = library_files(library, tmp_path, "spec.yaml")
     assert outputs.paths() == [
         "lib_ops.h",
         "lib_ops.cpp",

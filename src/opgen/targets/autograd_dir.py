@@ -6,30 +6,31 @@ directory, and the directory of `templates/`, `derivatives.yaml` and
 `deprecated.yaml`. `opgen autograd`, `opgen python` and `opgen
 annotated-fn-args` take the same, plus opgen's write options (`--dry-run`,
 `-o`, `-j`), parsed here into `AutogradDirOptions`, which each target's
-options extend.
+options extend. Each writes one set of files, which `-o` lists.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Sequence
 from typing import Any
 
 from opgen.frozen import frozen
 from opgen.jobs import add_jobs_argument, default_jobs
 from opgen.output import OutputSet
+from opgen.targets.contract import Generated, RunOptions
 
 
 @frozen
 class AutogradDirOptions:
     native_yaml: str
     tags_yaml: str
-    out: str
     autograd_dir: str  # templates/, derivatives.yaml, deprecated.yaml
-    dry_run: bool = False
-    output_dependencies: str | None = None  # -o: the list of generated files
-    jobs: int = 1
+    run: RunOptions  # OUT is its output directory
+
+    @property
+    def out(self) -> str:
+        return self.run.output_dir
 
     @property
     def template_dir(self) -> str:
@@ -68,25 +69,20 @@ def add_write_arguments(parser: argparse.ArgumentParser) -> None:
 
 def option_fields(args: argparse.Namespace) -> dict[str, Any]:
     """The `AutogradDirOptions` fields of parsed arguments, for a target's options class."""
+    jobs = getattr(args, "jobs", 1)  # commands without -j render in this process
     return {
         "native_yaml": args.native_functions,
         "tags_yaml": args.tags,
-        "out": args.out,
         "autograd_dir": args.autograd,
-        "dry_run": args.dry_run,
-        "output_dependencies": getattr(args, "output_dependencies", None),
-        "jobs": default_jobs() if getattr(args, "jobs", None) is None else args.jobs,
+        "run": RunOptions(
+            args.out,
+            jobs=default_jobs() if jobs is None else jobs,
+            dry_run=args.dry_run,
+            output_dependencies=getattr(args, "output_dependencies", None),
+        ),
     }
 
 
-def write_outputs(options: AutogradDirOptions, sets: Sequence[OutputSet]) -> None:
-    """Write the sets as the options say, and the `-o` list (of the first set's files)."""
-    from opgen.forked import can_fork
-    from opgen.output import dependency_files, write_files, write_if_changed
-
-    jobs = options.jobs if can_fork() else 1
-    write_files(sets, dry_run=options.dry_run, make_roots=not options.dry_run, jobs=jobs)
-    if options.output_dependencies:
-        listed = [("", output_set) for output_set in sets[:1]]
-        for path, text in dependency_files(options.output_dependencies, listed).items():
-            write_if_changed(path, text)
+def generated(outputs: OutputSet, model: object) -> Generated:
+    """What these generators produce: one set, which `-o` lists."""
+    return Generated((outputs,), dependency_lists=(("", outputs),), model=model)

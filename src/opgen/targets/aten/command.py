@@ -8,10 +8,10 @@ their arguments.
 from __future__ import annotations
 
 import argparse
-from typing import TextIO
 
 from opgen.jobs import add_jobs_argument, default_jobs
 from opgen.targets.aten.options import AtenOptions, Generate
+from opgen.targets.contract import Generated, RunOptions, UsageError
 
 _DEFAULTS = AtenOptions()
 
@@ -47,7 +47,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "-d",
         "--install-dir",
         "--install_dir",
-        default=_DEFAULTS.install_dir,
+        default=_DEFAULTS.run.output_dir,
         metavar="DIR",
         help="output directory (default: %(default)s)",
     )
@@ -139,12 +139,15 @@ def options_from(args: argparse.Namespace) -> AtenOptions:
     def names(values: list[str] | None) -> tuple[str, ...] | None:
         return None if values is None else tuple(values)
 
-    return AtenOptions(
+    options = AtenOptions(
+        run=RunOptions(
+            args.install_dir,
+            jobs=default_jobs() if args.jobs is None else args.jobs,
+            dry_run=args.dry_run,
+            output_dependencies=args.output_dependencies,
+        ),
         source_path=args.source_path,
-        output_dependencies=args.output_dependencies,
-        dry_run=args.dry_run,
         per_operator_headers=args.per_operator_headers,
-        install_dir=args.install_dir,
         aoti_install_dir=args.aoti_install_dir,
         headeronly_install_dir=args.headeronly_install_dir,
         rocm=args.rocm,
@@ -161,30 +164,29 @@ def options_from(args: argparse.Namespace) -> AtenOptions:
         update_aoti_c_shim=args.update_aoti_c_shim,
         extend_aoti_c_shim=args.extend_aoti_c_shim,
         aoti_fallback_ops=args.aoti_fallback_ops,
-        jobs=default_jobs() if args.jobs is None else args.jobs,
     )
-
-
-def run_aten(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    # Imported here so that the other commands do not pay for the target.
-    from opgen.forked import can_fork
-    from opgen.output import dependency_files, write_files, write_if_changed
-    from opgen.targets.aten.generate import generate
-
-    options = options_from(args)
     problems = options.usage_errors()
     if problems:
-        for problem in problems:
-            err.write(f"opgen aten: error: {problem}\n")
-        return 2
-    run = generate(options)
-    for note in run.notes:
-        out.write(note + "\n")
-    outputs = run.outputs
-    jobs = options.jobs if can_fork() else 1
-    write_files(outputs.all(), dry_run=options.dry_run, make_roots=not options.dry_run, jobs=jobs)
-    if options.output_dependencies:
-        lists = dependency_files(options.output_dependencies, outputs.with_dependency_lists())
-        for path, text in lists.items():
-            write_if_changed(path, text)
-    return 0
+        raise UsageError(*problems)
+    return options
+
+
+class AtenTarget:
+    name = "aten"
+    help = "generate ATen's files, as `python -m torchgen.gen` does"
+    description = (
+        "Generate ATen's files from --source-path, byte for byte as `python -m torchgen.gen` "
+        "does, with the same flags."
+    )
+    add_arguments = staticmethod(add_arguments)
+    options = staticmethod(options_from)
+
+    @staticmethod
+    def generate(options: AtenOptions) -> Generated:
+        # Imported here so that the other commands do not pay for the target.
+        from opgen.targets.aten.generate import generate
+
+        return generate(options)
+
+
+TARGET = AtenTarget()

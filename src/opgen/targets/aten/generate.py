@@ -1,4 +1,4 @@
-"""The run: each file family's emitter, in torchgen's order."""
+"""`opgen aten`'s generation: each file family's emitter over one run, in torchgen's order."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ from opgen.targets.aten.ufunc import emit_ufunc_kernels
 from opgen.targets.aten.view_copy import emit_view_copy_kernels
 from opgen.targets.aten.view_meta import emit_view_meta
 from opgen.targets.aten.vmap import emit_vmap_plumbing
+from opgen.targets.contract import Generated
 
 Emitter = Callable[[AtenRun], None]
 
@@ -52,8 +53,20 @@ EMITTERS: tuple[tuple[Generate, Emitter], ...] = (
 )
 
 
-def generate(options: AtenOptions) -> AtenRun:
-    """The run the options describe, with every output added; raises SpecError for bad input."""
+def generate(options: AtenOptions) -> Generated:
+    """The files the options describe; raises SpecError for bad input."""
+    run = emit_all(options)
+    outputs = run.outputs
+    return Generated(
+        tuple(outputs.all()),
+        dependency_lists=outputs.with_dependency_lists(),
+        notes=run.notes,
+        model=run,
+    )
+
+
+def emit_all(options: AtenOptions) -> AtenRun:
+    """The run the options describe, with every output added."""
     run = AtenRun.start(options)
     for part, emit in EMITTERS:
         if part in options.generate:

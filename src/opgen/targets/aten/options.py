@@ -13,6 +13,7 @@ from enum import Enum
 
 from opgen.frozen import frozen
 from opgen.spec.keys import DispatchKey, is_generic_dispatch_key
+from opgen.targets.contract import RunOptions
 
 K = DispatchKey
 
@@ -76,11 +77,10 @@ class Generate(Enum):
 
 @frozen
 class AtenOptions:
+    # --install-dir is the output directory; also --dry-run, -o (output dependencies), -j.
+    run: RunOptions = RunOptions("build/aten/src/ATen")
     source_path: str = "aten/src/ATen"
-    output_dependencies: str | None = None
-    dry_run: bool = False
     per_operator_headers: bool = False
-    install_dir: str = "build/aten/src/ATen"
     aoti_install_dir: str = "torch/csrc/inductor/aoti_torch/generated"
     headeronly_install_dir: str | None = None  # default: <install_dir>/core
     rocm: bool = False
@@ -99,7 +99,6 @@ class AtenOptions:
     # Not torchgen flags: the AOTInductor fallback-op table (default: found beside
     # --source-path, else the installed torchgen's), and how many processes render.
     aoti_fallback_ops: str | None = None
-    jobs: int = 1
 
     # -- inputs ----------------------------------------------------------------
 
@@ -117,6 +116,10 @@ class AtenOptions:
 
     # -- output roots ----------------------------------------------------------
     # Joined with '/', never os.path.join: CMake reads these paths back.
+
+    @property
+    def install_dir(self) -> str:
+        return self.run.output_dir
 
     @property
     def core_dir(self) -> str:

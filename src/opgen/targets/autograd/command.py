@@ -8,15 +8,14 @@ operator selection, `disable_autograd`).
 from __future__ import annotations
 
 import argparse
-from typing import TextIO
 
 from opgen.targets.autograd.options import AutogradOptions
 from opgen.targets.autograd_dir import (
     add_input_arguments,
     add_write_arguments,
     option_fields,
-    write_outputs,
 )
+from opgen.targets.contract import Generated
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -48,12 +47,23 @@ def options_from(args: argparse.Namespace) -> AutogradOptions:
     )
 
 
-def run_autograd(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    # Imported here so that the other commands do not pay for the target.
-    from opgen.targets.autograd.generate import generate
+class AutogradTarget:
+    name = "autograd"
+    help = "generate the autograd files, as torchgen's gen_autograd does"
+    description = (
+        "Generate the autograd files (Functions, VariableType, ADInplaceOrViewType, TraceType, "
+        "ViewFuncs, variable_factories) from derivatives.yaml and the spec, byte for byte as "
+        "`python -m torchgen.packaged.autograd.gen_autograd` does."
+    )
+    add_arguments = staticmethod(add_arguments)
+    options = staticmethod(options_from)
 
-    options = options_from(args)
-    run = generate(options)
-    args.retain(run)
-    write_outputs(options, [run.outputs])
-    return 0
+    @staticmethod
+    def generate(options: AutogradOptions) -> Generated:
+        # Imported here so that the other commands do not pay for the target.
+        from opgen.targets.autograd.generate import generate
+
+        return generate(options)
+
+
+TARGET = AutogradTarget()

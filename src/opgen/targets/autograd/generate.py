@@ -12,6 +12,8 @@ from opgen.targets.autograd.trace_type import emit_trace_type
 from opgen.targets.autograd.variable_factories import emit_variable_factories
 from opgen.targets.autograd.variable_type import emit_variable_type
 from opgen.targets.autograd.view_funcs import emit_view_funcs
+from opgen.targets.autograd_dir import generated
+from opgen.targets.contract import Generated
 
 Emitter = Callable[[AutogradRun], None]
 
@@ -27,10 +29,10 @@ EMITTERS: tuple[tuple[bool, Emitter], ...] = (
 )
 
 
-def generate(options: AutogradOptions) -> AutogradRun:
-    """The run the options describe, with every output added; raises SpecError for bad input."""
+def generate(options: AutogradOptions) -> Generated:
+    """The files the options describe; raises SpecError for bad input."""
     run = AutogradRun.start(options)
     for autograd_proper, emit in EMITTERS:
         if not (autograd_proper and options.disable_autograd):
             emit(run)
-    return run
+    return generated(run.outputs, run)

@@ -7,27 +7,16 @@ its `run_gen_lazy_tensor` (what torch_xla and PyTorch's own build pass) are
 flags here too, one per `LazyOptions` field, named after it. The spec and
 templates come from `--source-path` or the installed torchgen's packaged
 ATen, as for `opgen backend`.
-
-The shape-inference header (`--shape-inference-hdr`) is both the include the
-generated kernels use and the file checked, relative to the working
-directory, as upstream does: each generated kernel that cannot take its
-shapes from a meta kernel calls a `compute_shape_<kernel>` function, which
-the header must declare on a line of its own.
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
-from typing import TextIO
 
-from opgen.diagnostics import SpecError
-from opgen.spec.groups import NativeFunctionsGroup
-from opgen.spec.native import NativeFunction
-from opgen.targets.backend.command import add_common_arguments, load_inputs, output_set
-from opgen.targets.lazy.options import LazyOptions
-
-GENERATOR = "torchgen/gen_lazy_tensor.py"
+from opgen.targets.backend.command import add_common_arguments, backend_options
+from opgen.targets.contract import Generated
+from opgen.targets.lazy.options import LazyBackendOptions, LazyOptions
 
 # Upstream's own flags, with its help; the other LazyOptions fields get a generic one.
 _UPSTREAM_HELP = {
@@ -69,57 +58,27 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
             )
 
 
-def options_from(args: argparse.Namespace) -> LazyOptions:
-    return LazyOptions(**{f.name: getattr(args, f.name) for f in dataclasses.fields(LazyOptions)})
+def options_from(args: argparse.Namespace) -> LazyBackendOptions:
+    lazy = LazyOptions(**{f.name: getattr(args, f.name) for f in dataclasses.fields(LazyOptions)})
+    return LazyBackendOptions(backend_options(args), lazy)
 
 
-def run_lazy(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from opgen.api.signatures import SignatureSet
-    from opgen.output import write_files
-    from opgen.targets.backend.files import (
-        BackendRun,
-        RegistrationStyle,
-        add_native_functions_header,
-        add_registrations,
+class LazyTarget:
+    name = "lazy"
+    help = "generate a lazy-tensor backend's IR and kernels, as gen_lazy_tensor does"
+    description = (
+        "Generate a lazy-tensor backend's IR node classes, kernels, kernel class header and "
+        "registrations from its backend YAML, byte for byte as torchgen's gen_lazy_tensor "
+        "does, with the same flags (and one per run_gen_lazy_tensor argument)."
     )
-    from opgen.targets.backend.kernel_check import check_kernel_definitions
-    from opgen.targets.lazy.checks import check_properties, check_shape_inference_header
-    from opgen.targets.lazy.files import add_lazy_files, lazy_texts
+    add_arguments = staticmethod(add_arguments)
+    options = staticmethod(options_from)
 
-    options = options_from(args)
-    aten, spec, backend = load_inputs(args)
-    args.retain(spec)
-    key = backend.backend_key
-    if key is None:
-        raise SpecError(
-            "a lazy backend must list kernels under 'supported:' or 'full_codegen:'",
-            backend.location,
-        )
-    check_properties(backend)
-    # Upstream's lazy generator sorts the grouped spec by functional name, and ignores
-    # `class_name:`.
-    items = sorted(spec.grouped, key=_functional_name)
-    run = BackendRun(backend, f"{key}NativeFunctions", spec.functions, items, SignatureSet())
-    generated = frozenset(op.name for op in backend.full_codegen)
-    if args.impl_path is not None:
-        check_kernel_definitions(run, args.impl_path, generated=generated)
-    texts = lazy_texts(run, options)
-    check_shape_inference_header(run, options)
-    files = output_set(args.output_dir, aten, GENERATOR)
-    add_native_functions_header(files, run, backend_name=options.backend_name)
-    style = RegistrationStyle(
-        args.output_dir,
-        build_in_tree=options.build_in_tree,
-        per_operator_headers=options.per_operator_headers,
-        eager=False,
-        backend_name=options.backend_name,
-    )
-    add_registrations(files, run, style)
-    add_lazy_files(files, run, texts, options, args.output_dir)
-    write_files([files], dry_run=args.dry_run, make_roots=not args.dry_run)
-    return 0
+    @staticmethod
+    def generate(options: LazyBackendOptions) -> Generated:
+        from opgen.targets.lazy.generate import generate
+
+        return generate(options)
 
 
-def _functional_name(item: NativeFunction | NativeFunctionsGroup) -> str:
-    f = item.functional if isinstance(item, NativeFunctionsGroup) else item
-    return str(f.func.name.name)
+TARGET = LazyTarget()

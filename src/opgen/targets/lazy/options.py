@@ -12,6 +12,8 @@ with upstream's defaults, and every one is a flag of `opgen lazy`.
 from __future__ import annotations
 
 from opgen.frozen import frozen
+from opgen.targets.backend.options import BackendOptions
+from opgen.targets.contract import RunOptions
 
 
 @frozen
@@ -39,3 +41,15 @@ class LazyOptions:
     lazy_value_class: str = "torch::lazy::Value"  # the IR value type (`setValueT` upstream)
     lazy_tensor_ptr: str = "LazyTensorPtr"
     get_device_fn: str = "torch::lazy::GetBackendDevice"
+
+
+@frozen
+class LazyBackendOptions:
+    """The flags of one `opgen lazy` run: `opgen backend`'s, and run_gen_lazy_tensor's."""
+
+    backend: BackendOptions
+    lazy: LazyOptions
+
+    @property
+    def run(self) -> RunOptions:
+        return self.backend.run

@@ -7,9 +7,10 @@ commands do not pay for them.
 from __future__ import annotations
 
 import argparse
-from typing import TextIO
 
-from opgen.extension_output import add_listing_arguments, list_or_write
+from opgen.targets.contract import Generated
+from opgen.targets.extension_flags import add_listing_arguments, run_options
+from opgen.targets.mlx.options import MlxOptions
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -26,22 +27,26 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_listing_arguments(parser)
 
 
-def run_mlx(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from opgen.spec.mlx.reader import load_mlx_library
-    from opgen.targets.mlx.generate import cpp_sources, generate
+def options_from(args: argparse.Namespace) -> MlxOptions:
+    return MlxOptions(args.spec, run_options(args), module=args.module, namespace=args.namespace)
 
-    library = load_mlx_library(args.spec, namespace=args.namespace, module=args.module)
-    args.retain(library)
-    outputs = generate(library, args.output_dir, args.spec)
-    written = list_or_write(args, outputs, cpp_sources(library), out)
-    if written is None:
-        return 0
-    action = "would write" if args.dry_run else "wrote"
-    primitives = sum(op.is_primitive for op in library.operators)
-    differentiable = sum(bool(op.grads) for op in library.operators)
-    out.write(
-        f"{library.module}: {len(library.operators)} operators ({primitives} primitives, "
-        f"{differentiable} with gradient formulas): {len(written.files)} files in "
-        f"{args.output_dir}, {action} {len(written.changed)}\n"
+
+class MlxTarget:
+    name = "mlx"
+    help = "generate an MLX extension (nanobind bindings with gradients) from an MLX spec"
+    description = (
+        "Generate an MLX extension module from an MLX operator spec: the C++ operators "
+        "(custom_vjp from gradient formulas, Primitive classes for kernels), nanobind "
+        "bindings, a type stub and a CMake function that builds them."
     )
-    return 0
+    add_arguments = staticmethod(add_arguments)
+    options = staticmethod(options_from)
+
+    @staticmethod
+    def generate(options: MlxOptions) -> Generated:
+        from opgen.targets.mlx.generate import generate
+
+        return generate(options)
+
+
+TARGET = MlxTarget()

@@ -1,4 +1,4 @@
-"""`generate(library, out_dir, spec_name)`: every file of an MLX extension, as one `OutputSet`.
+"""`opgen mlx`'s generation: every file of an MLX extension, as one `OutputSet`.
 
 Layout under the output directory (`<ns>` is the C++ namespace, `<m>` the
 module's name, its last component when the module is dotted):
@@ -18,10 +18,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from opgen.output import OutputSet
+from opgen.output import OutputSet, WriteReport
 from opgen.spec.mlx.model import MlxLibrary
+from opgen.targets.contract import Generated
 from opgen.targets.mlx import bindings, build_files, operators, stubs
 from opgen.targets.mlx.library import bind
+from opgen.targets.mlx.options import MlxOptions
 
 GENERATOR = "opgen mlx"
 
@@ -45,7 +47,7 @@ def cpp_sources(library: MlxLibrary) -> list[str]:
     return [names["source"], names["bindings"]]
 
 
-def generate(library: MlxLibrary, out_dir: str | Path, spec_name: str) -> OutputSet:
+def library_files(library: MlxLibrary, out_dir: str | Path, spec_name: str) -> OutputSet:
     ops = bind(library)
     ns = library.namespace
     names = file_names(library)
@@ -65,3 +67,23 @@ def generate(library: MlxLibrary, out_dir: str | Path, spec_name: str) -> Output
         ),
     )
     return outputs
+
+
+def generate(options: MlxOptions) -> Generated:
+    """The extension the options describe; raises SpecError for bad input."""
+    from opgen.spec.mlx.reader import load_mlx_library
+
+    library = load_mlx_library(options.spec, namespace=options.namespace, module=options.module)
+    outputs = library_files(library, options.run.output_dir, options.spec)
+
+    def summary(written: WriteReport) -> str:
+        action = "would write" if options.run.dry_run else "wrote"
+        primitives = sum(op.is_primitive for op in library.operators)
+        differentiable = sum(bool(op.grads) for op in library.operators)
+        return (
+            f"{library.module}: {len(library.operators)} operators ({primitives} primitives, "
+            f"{differentiable} with gradient formulas): {len(written.files)} files in "
+            f"{options.run.output_dir}, {action} {len(written.changed)}"
+        )
+
+    return Generated((outputs,), sources=cpp_sources(library), summary=summary, model=library)

@@ -8,8 +8,8 @@ complete (if less helpful) without them.
 from __future__ import annotations
 
 import argparse
-from typing import TextIO
 
+from opgen.targets.contract import Generated, RunOptions
 from opgen.targets.pyi.options import PyiOptions
 
 DESCRIPTION = """\
@@ -46,23 +46,25 @@ def options_from(args: argparse.Namespace) -> PyiOptions:
     return PyiOptions(
         native_yaml=args.native_functions,
         tags_yaml=args.tags,
-        out=args.out,
+        run=RunOptions(args.out, dry_run=args.dry_run),
         deprecated_yaml=args.deprecated,
         docs_dir=args.docs,
-        dry_run=args.dry_run,
     )
 
 
-def run_pyi(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    # Imported here so that the other commands do not pay for the target.
-    from opgen.output import write_files
-    from opgen.targets.pyi.generate import generate
+class PyiTarget:
+    name = "pyi"
+    help = "generate the .pyi stubs of torch's generated bindings, as tools/pyi/gen_pyi.py does"
+    description = DESCRIPTION
+    add_arguments = staticmethod(add_arguments)
+    options = staticmethod(options_from)
 
-    options = options_from(args)
-    run = generate(options)
-    args.retain(run)
-    if options.dry_run:
-        for path in run.outputs.paths():  # render every file: bad input fails a dry run too
-            run.outputs.text(path)
-    write_files([run.outputs], dry_run=options.dry_run)
-    return 0
+    @staticmethod
+    def generate(options: PyiOptions) -> Generated:
+        # Imported here so that the other commands do not pay for the target.
+        from opgen.targets.pyi.generate import generate
+
+        return generate(options)
+
+
+TARGET = PyiTarget()

@@ -1,13 +1,13 @@
 """The stub files: what each holds, from the spec's stubs, the tables and the docstrings.
 
-`generate(options)` reads the inputs and returns the run, whose `outputs`
-hold every file: `torch/_C/_VariableFunctions.pyi` and its copy
-`torch/_VF.pyi` (hand-written declarations first, then the derived ones, per
-name, names sorted), `torch/return_types.pyi`, `torch/_C/_nn.pyi` and the
-fragment `torch/_C/TensorBase.pyi.fragment` (the generated part of the class
-body, for PyTorch's hand-written `torch/_C/__init__.pyi`; Tensor methods:
-hand-written, derived, then the Python operators). `stub_files` builds the
-files from inputs already read.
+`generate(options)` reads the inputs and returns every file:
+- `torch/_C/_VariableFunctions.pyi` and its copy `torch/_VF.pyi`: hand-written
+  declarations first, then the derived ones, per name, names sorted;
+- `torch/return_types.pyi` and `torch/_C/_nn.pyi`;
+- the fragment `torch/_C/TensorBase.pyi.fragment`: the generated part of the class
+  body, for PyTorch's hand-written `torch/_C/__init__.pyi` (Tensor methods:
+  hand-written, derived, then the Python operators).
+`stub_files` builds the files from inputs already read.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import os
 from collections.abc import Iterable, Mapping
 
 from opgen.api.signatures import SignatureSet
-from opgen.frozen import frozen
 from opgen.output import OutputSet, TemplateDir
-from opgen.spec.model import Spec, load_spec
+from opgen.spec.model import load_spec
+from opgen.targets.contract import Generated
 from opgen.targets.pyi import nn_functions, return_types, torch_functions
 from opgen.targets.pyi.docs import FUNCTION_PREFIX, TENSOR_PREFIX, load_docstrings
 from opgen.targets.pyi.hints import SpecStubs, spec_stubs
@@ -36,23 +36,17 @@ NN = "torch/_C/_nn.pyi"
 TENSOR_BASE = "torch/_C/TensorBase.pyi.fragment"
 
 
-@frozen(eq=False)
-class PyiRun:
-    options: PyiOptions
-    spec: Spec
-    stubs: SpecStubs
-    outputs: OutputSet
-
-
-def generate(options: PyiOptions) -> PyiRun:
-    """The run the options describe, with every file added; raises SpecError for bad input."""
+def generate(options: PyiOptions) -> Generated:
+    """The files the options describe; raises SpecError for bad input."""
     from opgen.python_bindings.overloads import load_deprecated
 
     spec = load_spec(options.native_yaml, options.tags_yaml)
     deprecated = () if options.deprecated_yaml is None else load_deprecated(options.deprecated_yaml)
     docstrings = {} if options.docs_dir is None else load_docstrings(options.docs_dir)
     stubs = spec_stubs(spec.functions, deprecated, SignatureSet())
-    return PyiRun(options, spec, stubs, stub_files(stubs, docstrings, options.out))
+    outputs = stub_files(stubs, docstrings, options.out)
+    # A dry run renders the stubs too: what it checks is that they can be written.
+    return Generated((outputs,), dry_run_renders=True, model=(spec, stubs))
 
 
 def stub_files(stubs: SpecStubs, docstrings: Mapping[str, str], out: str) -> OutputSet:

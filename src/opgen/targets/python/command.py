@@ -7,14 +7,13 @@ function); the options are opgen's own.
 from __future__ import annotations
 
 import argparse
-from typing import TextIO
 
 from opgen.targets.autograd_dir import (
     add_input_arguments,
     add_write_arguments,
     option_fields,
-    write_outputs,
 )
+from opgen.targets.contract import Generated
 from opgen.targets.python.options import PythonOptions
 
 
@@ -29,12 +28,24 @@ def options_from(args: argparse.Namespace) -> PythonOptions:
     return PythonOptions(**option_fields(args))
 
 
-def run_python(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    # Imported here so that the other commands do not pay for the target.
-    from opgen.targets.python.generate import generate
+class PythonTarget:
+    name = "python"
+    help = "generate the Python bindings, as torchgen's gen_autograd_python does"
+    description = (
+        "Generate the Python bindings (python_functions, python_torch_functions, "
+        "python_variable_methods, python_<module>_functions, python_return_types, "
+        "python_enum_tag) from the spec, derivatives.yaml and deprecated.yaml, byte for byte "
+        "as torchgen's gen_autograd_python does."
+    )
+    add_arguments = staticmethod(add_arguments)
+    options = staticmethod(options_from)
 
-    options = options_from(args)
-    run = generate(options)
-    args.retain(run)
-    write_outputs(options, [run.outputs])
-    return 0
+    @staticmethod
+    def generate(options: PythonOptions) -> Generated:
+        # Imported here so that the other commands do not pay for the target.
+        from opgen.targets.python.generate import generate
+
+        return generate(options)
+
+
+TARGET = PythonTarget()

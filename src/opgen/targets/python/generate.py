@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from opgen.targets.autograd_dir import generated
+from opgen.targets.contract import Generated
 from opgen.targets.python.bindings import emit_bindings
 from opgen.targets.python.enum_tag import emit_enum_tag
 from opgen.targets.python.options import PythonOptions
@@ -23,9 +25,9 @@ EMITTERS: tuple[Emitter, ...] = (
 )
 
 
-def generate(options: PythonOptions) -> PythonRun:
-    """The run the options describe, with every output added; raises SpecError for bad input."""
+def generate(options: PythonOptions) -> Generated:
+    """The files the options describe; raises SpecError for bad input."""
     run = PythonRun.start(options)
     for emit in EMITTERS:
         emit(run)
-    return run
+    return generated(run.outputs, run)

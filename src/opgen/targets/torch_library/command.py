@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import argparse
 import os
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING
 
-from opgen.diagnostics import write_diagnostics
-from opgen.extension_output import add_listing_arguments, list_or_write
+from opgen.targets.contract import Generated
+from opgen.targets.extension_flags import add_listing_arguments, run_options
 
 if TYPE_CHECKING:
-    from opgen.targets.torch_library.library import Library, LibraryPaths
+    from opgen.targets.torch_library.library import Library, LibraryPaths, TorchLibraryOptions
 
 
 def add_library_arguments(parser: argparse.ArgumentParser) -> None:
@@ -69,32 +69,34 @@ def library_paths(args: argparse.Namespace) -> LibraryPaths:
     )
 
 
-def summary(library: Library) -> str:
-    kinds = "C++ and Python" if library.compiled else "Python only"
-    return (
-        f"{library.namespace}: {len(library.operators)} operators, "
-        f"{len(library.derivatives)} with gradient formulas ({kinds})"
-    )
-
-
 def load(args: argparse.Namespace) -> Library:
     from opgen.targets.torch_library.library import load_library
 
     return load_library(library_paths(args))
 
 
-def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from opgen.targets.torch_library.generate import cpp_sources, generate
+def options_from(args: argparse.Namespace) -> TorchLibraryOptions:
+    from opgen.targets.torch_library.library import TorchLibraryOptions
 
-    library = load(args)
-    write_diagnostics(library.warnings, err)
-    outputs = generate(library, args.output_dir, args.native_yaml)
-    written = list_or_write(args, outputs, cpp_sources(library), out)
-    if written is None:
-        return 0
-    action = "would write" if args.dry_run else "wrote"
-    out.write(
-        f"{summary(library)}: {len(written.files)} files in {args.output_dir}, "
-        f"{action} {len(written.changed)}\n"
+    return TorchLibraryOptions(library_paths(args), run_options(args))
+
+
+class TorchLibraryTarget:
+    name = "torch-library"
+    help = "generate a PyTorch custom-op library (C++ and Python) from a library spec"
+    description = (
+        "Generate a PyTorch custom-op library from a library spec: schemas and registrations, "
+        "kernel declarations, a C++ API, Autograd kernels from gradient formulas, and a typed "
+        "Python package."
     )
-    return 0
+    add_arguments = staticmethod(add_arguments)
+    options = staticmethod(options_from)
+
+    @staticmethod
+    def generate(options: TorchLibraryOptions) -> Generated:
+        from opgen.targets.torch_library.generate import generate
+
+        return generate(options)
+
+
+TARGET = TorchLibraryTarget()

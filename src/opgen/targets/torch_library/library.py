@@ -24,6 +24,7 @@ from opgen.spec.library import PythonRef
 from opgen.spec.model import LoadOptions, Spec, load_spec
 from opgen.spec.native import NativeFunction
 from opgen.spec.types import BaseTy
+from opgen.targets.contract import RunOptions
 from opgen.targets.torch_library.formula_calls import formula_errors
 from opgen.targets.torch_library.python_types import (
     UnsupportedType,
@@ -52,6 +53,14 @@ class LibraryPaths:
 
 
 @frozen
+class TorchLibraryOptions:
+    """The flags of one `opgen torch-library` run."""
+
+    paths: LibraryPaths
+    run: RunOptions  # -o/--output-dir is its output directory
+
+
+@frozen
 class Library:
     namespace: str
     package: str
@@ -60,6 +69,14 @@ class Library:
     compiled: bool  # has C++ code: kernels, or gradient formulas in C++
     warnings: tuple[Diagnostic, ...] = ()
     formula_headers: tuple[FormulaHeader, ...] = ()  # `include:` entries of the derivatives
+
+    def summary(self) -> str:
+        """`mylib: 3 operators, 2 with gradient formulas (C++ and Python)`."""
+        kinds = "C++ and Python" if self.compiled else "Python only"
+        return (
+            f"{self.namespace}: {len(self.operators)} operators, "
+            f"{len(self.derivatives)} with gradient formulas ({kinds})"
+        )
 
     @property
     def operators(self) -> tuple[NativeFunction, ...]:

@@ -1,4 +1,4 @@
-"""What the extension generators (`opgen torch-library`, `opgen mlx`) share on the command line.
+"""The flags the extension targets (`opgen torch-library`, `opgen mlx`) share.
 
 Both generate a library's sources for its own build, which asks them either
 to write the files, or only to list them: `--list-files` (every generated
@@ -10,11 +10,8 @@ mutually exclusive.
 from __future__ import annotations
 
 import argparse
-import os
-from collections.abc import Iterable
-from typing import TextIO
 
-from opgen.output import OutputSet, WriteReport
+from opgen.targets.contract import Listing, RunOptions
 
 
 def add_listing_arguments(parser: argparse.ArgumentParser) -> None:
@@ -34,16 +31,7 @@ def add_listing_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def list_or_write(
-    args: argparse.Namespace, outputs: OutputSet, sources: Iterable[str], out: TextIO
-) -> WriteReport | None:
-    """Print the listing the flags ask for (None), or write the files (what was written)."""
-    from opgen.output import write_files
-
-    if args.list_sources:
-        out.writelines(os.path.join(args.output_dir, s) + "\n" for s in sources)
-        return None
-    if args.list_files:
-        out.writelines(os.path.join(args.output_dir, p) + "\n" for p in outputs.paths())
-        return None
-    return write_files([outputs], dry_run=args.dry_run)
+def run_options(args: argparse.Namespace) -> RunOptions:
+    """The run's options from `-o/--output-dir` and the listing flags."""
+    listing = Listing.SOURCES if args.list_sources else Listing.FILES if args.list_files else None
+    return RunOptions(args.output_dir, dry_run=args.dry_run, listing=listing)

@@ -15,19 +15,23 @@ back in spec order, so the output does not depend on the number of workers.
 
 from __future__ import annotations
 
+import argparse
 import functools
 import itertools
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from typing import Any
+from typing import Any, TextIO
 
 from opgen.api.cpp import CppSignatureGroup
 from opgen.api.signatures import FunctionSignatures, SignatureSet
+from opgen.diagnostics import write_diagnostics
 from opgen.forked import ForkedFailure, run_forked
+from opgen.jobs import add_jobs_argument, default_jobs
 from opgen.spec.backend import BackendMetadata
 from opgen.spec.keys import DispatchKey
 from opgen.spec.model import Spec
 from opgen.spec.native import NativeFunction
+from opgen.tooling.spec_files import add_spec_arguments, load_named_spec
 
 
 def function_record(spec: Spec, f: NativeFunction) -> dict[str, Any]:
@@ -205,3 +209,28 @@ class _Dump:
 
 def _decls(group: CppSignatureGroup) -> list[str]:
     return [s.decl() for s in group.signatures(symint=True)]
+
+
+HELP = "print the model as JSON Lines"
+DESCRIPTION = "Print one JSON object per native function, derived ones included."
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_spec_arguments(parser)
+    parser.add_argument(
+        "--signatures",
+        action="store_true",
+        help="add each function's declarations: cpp, cpp_method, dispatcher, native, "
+        "python and python_pyi",
+    )
+    add_jobs_argument(parser, "the records")
+
+
+def run_dump(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    spec = load_named_spec(args)
+    write_diagnostics(spec.warnings, err)
+    workers = default_jobs() if args.jobs is None else args.jobs
+    chunks = dump_chunks(spec, signatures=args.signatures, workers=workers, retain=args.retain)
+    for text in chunks:
+        out.write(text)
+    return 0

@@ -1,0 +1,156 @@
+"""The one shape every target has, and what the command line does with its result.
+
+A target is an object with a `name`, a one-line `help` and a `description`, and three
+steps that the command line runs in order:
+
+    add_arguments(parser)       its flags, spelled as the tool it replaces spells them
+    options(args) -> Options    the flags as a frozen options object; a usage problem
+                                (flags that contradict each other) raises `UsageError`
+    generate(options) -> Generated
+                                reads its inputs and fills `OutputSet`s; never writes a
+                                file; bad input raises `SpecError`
+
+Whatever a target's own options hold, `options.run` is a `RunOptions`: the settings
+every run shares (where to write, in how many processes, a dry run, the dependency
+list, a listing instead of a write). `deliver` then does what they say with the
+`Generated` result, the same way for every target: prints the target's notes and
+warnings, writes the sets through `opgen.output.write_files` (atomic, only changed
+files), writes the dependency lists, and prints the target's summary.
+
+`generate` is the Python API as well: `generate(options)` of a target's `generate`
+module builds the same `Generated` without a command line.
+
+Targets are registered in `opgen.targets.registry`; other packages add theirs through
+the `opgen.targets` entry-point group.
+"""
+
+from __future__ import annotations
+
+import argparse
+import enum
+import os
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Protocol, TextIO, TypeVar
+
+from opgen.frozen import frozen
+
+if TYPE_CHECKING:
+    from opgen.diagnostics import Diagnostic
+    from opgen.output import OutputSet, WriteReport
+
+
+class UsageError(Exception):
+    """Flags that contradict each other or name nothing: the run stops with status 2."""
+
+    def __init__(self, *problems: str) -> None:
+        super().__init__("; ".join(problems))
+        self.problems = problems
+
+
+class Listing(enum.Enum):
+    """What a run prints instead of writing (the extension targets' build systems ask)."""
+
+    FILES = "files"  # every file it would generate
+    SOURCES = "sources"  # the C++ sources to compile
+
+
+@frozen
+class RunOptions:
+    """What every run is told, whichever the target."""
+
+    output_dir: str  # where the files go (a target may write other roots beside it)
+    jobs: int = 1  # processes rendering the files (`opgen.forked`); never changes output
+    dry_run: bool = False  # generate and check, write no generated file
+    output_dependencies: str | None = None  # also write the CMake lists of generated files
+    listing: Listing | None = None  # print these paths instead of writing anything
+
+
+@frozen(eq=False)
+class Generated:
+    """What a run produced: the files, and what the command line says about them."""
+
+    outputs: Sequence[OutputSet]
+    # (file-name prefix, set): one CMake list per set with `--output-dependencies`.
+    dependency_lists: Sequence[tuple[str, OutputSet]] = ()
+    notes: Sequence[str] = ()  # printed on stdout before anything is written
+    warnings: Sequence[Diagnostic] = ()  # printed on stderr, located
+    sources: Sequence[str] = ()  # the C++ sources to compile, relative to the output dir
+    # A dry run renders every file (so bad input fails it too) instead of only listing.
+    dry_run_renders: bool = False
+    # The line printed after writing, from what was written.
+    summary: Callable[[WriteReport], str] | None = None
+    # The model the files were rendered from; kept alive until the process exits.
+    model: object = None
+
+
+class TargetOptions(Protocol):
+    @property
+    def run(self) -> RunOptions: ...
+
+
+OptionsT = TypeVar("OptionsT", bound=TargetOptions)
+
+
+class Target(Protocol[OptionsT]):
+    """A generator of files: flags in, an options object, a `Generated` out."""
+
+    @property
+    def name(self) -> str: ...  # the subcommand: `opgen <name>`
+
+    @property
+    def help(self) -> str: ...  # one line, for `opgen --help`
+
+    @property
+    def description(self) -> str: ...  # for `opgen <name> --help`, shown as written
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None: ...
+
+    def options(self, args: argparse.Namespace) -> OptionsT: ...
+
+    def generate(self, options: OptionsT) -> Generated: ...
+
+
+def run_target(target: Target[OptionsT], args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """Run a target on parsed flags: its exit status (usage problems: 2)."""
+    try:
+        options = target.options(args)
+    except UsageError as e:
+        err.writelines(f"opgen {target.name}: error: {problem}\n" for problem in e.problems)
+        return 2
+    generated = target.generate(options)
+    args.retain(generated.model)
+    deliver(generated, options.run, out, err)
+    return 0
+
+
+def deliver(generated: Generated, run: RunOptions, out: TextIO, err: TextIO) -> None:
+    """Print, list or write what a target generated, as the run's options say."""
+    from opgen.diagnostics import write_diagnostics
+
+    write_diagnostics(generated.warnings, err)
+    out.writelines(note + "\n" for note in generated.notes)
+    if run.listing is not None:
+        paths = (
+            generated.sources
+            if run.listing is Listing.SOURCES
+            else [p for output_set in generated.outputs for p in output_set.paths()]
+        )
+        out.writelines(os.path.join(run.output_dir, p) + "\n" for p in paths)
+        return
+    from opgen.forked import can_fork
+    from opgen.output import dependency_files, write_files, write_if_changed
+
+    if run.dry_run and generated.dry_run_renders:
+        for output_set in generated.outputs:
+            for path in output_set.paths():
+                output_set.text(path)
+    jobs = run.jobs if can_fork() else 1
+    report = write_files(
+        generated.outputs, dry_run=run.dry_run, make_roots=not run.dry_run, jobs=jobs
+    )
+    if run.output_dependencies and generated.dependency_lists:
+        lists = dependency_files(run.output_dependencies, generated.dependency_lists)
+        for listed, text in lists.items():
+            write_if_changed(listed, text)
+    if generated.summary is not None:
+        out.write(generated.summary(report) + "\n")

@@ -1,0 +1,155 @@
+"""A target from another package: installed with pip, found through `opgen.targets`, run.
+
+The plugin below is a whole package: a `pyproject.toml` that registers its target in
+the `opgen.targets` entry-point group, and a module whose target writes one file
+per operator of a spec, through opgen's own model and writer. pip installs it into
+a directory of its own, which the `opgen` processes find on PYTHONPATH.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PYPROJECT = """\
+[build-system]
+requires = ["setuptools"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "opgen-hello-target"
+version = "1.0"
+
+[project.entry-points."opgen.targets"]
+hello = "opgen_hello:TARGET"
+aten = "opgen_hello:TARGET"
+broken = "opgen_hello_missing:TARGET"
+
+[tool.setuptools]
+py-modules = ["opgen_hello"]
+"""
+
+MODULE = '''\
+"""A target that greets every operator of a spec."""
+
+import argparse
+
+from opgen.frozen import frozen
+from opgen.output import OutputSet
+from opgen.spec import load_spec
+from opgen.targets.contract import Generated, RunOptions
+
+
+@frozen
+class HelloOptions:
+    spec: str
+    run: RunOptions
+
+
+class HelloTarget:
+    name = "hello"
+    help = "write hello/<operator>.txt for every operator of a spec"
+    description = "Greet every operator of SPEC, one file each."
+
+    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("spec", metavar="SPEC")
+        parser.add_argument("-o", "--output-dir", required=True)
+        parser.add_argument("--dry-run", action="store_true")
+
+    def options(self, args: argparse.Namespace) -> HelloOptions:
+        return HelloOptions(args.spec, RunOptions(args.output_dir, dry_run=args.dry_run))
+
+    def generate(self, options: HelloOptions) -> Generated:
+        spec = load_spec(options.spec, None)
+        files = OutputSet(options.run.output_dir)
+        for f in spec.functions:
+            files.add(f"hello/{f.func.name}.txt", f"hello, {f.func}\\n")
+        return Generated([files], summary=lambda written: f"greeted {len(written.files)}")
+
+
+TARGET = HelloTarget()
+'''
+
+SPEC = """\
+- func: scale(Tensor self, float factor) -> Tensor
+- func: shift(Tensor self, Scalar by=1) -> Tensor
+"""
+
+
+@pytest.fixture(scope="module")
+def plugin_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A directory into which pip installed the plugin (its module and its metadata)."""
+    root = tmp_path_factory.mktemp("plugin")
+    (root / "src").mkdir()
+    (root / "src" / "pyproject.toml").write_text(PYPROJECT)
+    (root / "src" / "opgen_hello.py").write_text(MODULE)
+    site = root / "site"
+    pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation"]
+    subprocess.run(
+        [*pip, "--target", str(site), str(root / "src")],
+        check=True,
+        capture_output=True,
+    )
+    return site
+
+
+def opgen(plugin_path: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(plugin_path)}
+    return subprocess.run(
+        [sys.executable, "-m", "opgen", *argv], capture_output=True, text=True, env=env
+    )
+
+
+def test_the_plugin_target_runs_as_a_command(plugin_path: Path, tmp_path: Path) -> None:
+    (tmp_path / "ops.yaml").write_text(SPEC)
+    done = opgen(plugin_path, "hello", str(tmp_path / "ops.yaml"), "-o", str(tmp_path / "out"))
+    assert (done.returncode, done.stdout, done.stderr) == (0, "greeted 2\n", "")
+    out = tmp_path / "out" / "hello"
+    assert sorted(p.name for p in out.iterdir()) == ["scale.txt", "shift.txt"]
+    assert (out / "shift.txt").read_text() == "hello, shift(Tensor self, Scalar by=1) -> Tensor\n"
+
+
+def test_the_plugin_target_gets_the_run_options(plugin_path: Path, tmp_path: Path) -> None:
+    (tmp_path / "ops.yaml").write_text(SPEC)
+    out = tmp_path / "out"
+    done = opgen(plugin_path, "hello", str(tmp_path / "ops.yaml"), "-o", str(out), "--dry-run")
+    assert (done.returncode, done.stdout) == (0, "greeted 2\n")
+    assert not out.exists()
+
+
+def test_bad_input_to_a_plugin_is_a_located_error(plugin_path: Path, tmp_path: Path) -> None:
+    (tmp_path / "ops.yaml").write_text("- func: scale(Tensr self) -> Tensor\n")
+    done = opgen(plugin_path, "hello", str(tmp_path / "ops.yaml"), "-o", str(tmp_path / "out"))
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"{tmp_path / 'ops.yaml'}:1:15: error: ")
+
+
+def test_help_lists_plugins_after_the_builtin_commands(plugin_path: Path) -> None:
+    done = opgen(plugin_path, "--help")
+    assert done.returncode == 0
+    # A command's line is indented by four spaces; its help's continuation lines, by more.
+    lines = done.stdout.splitlines()
+    commands = [line.split() for line in lines if line.startswith("    ") and line[4] != " "]
+    names = [words[0] for words in commands]
+    assert names[-3:] == ["coverage", "broken", "hello"]
+    assert commands[-1][1:3] == ["write", "hello/<operator>.txt"]
+    assert commands[-2][1:4] == ["(cannot", "be", "loaded:"]
+
+
+def test_a_builtin_name_is_never_taken_by_a_plugin(plugin_path: Path) -> None:
+    done = opgen(plugin_path, "aten", "--help")
+    assert done.returncode == 0
+    assert "--per-operator-headers" in done.stdout
+
+
+def test_a_plugin_that_cannot_be_loaded_is_a_usage_error(plugin_path: Path) -> None:
+    done = opgen(plugin_path, "broken")
+    assert done.returncode == 2
+    assert done.stderr == (
+        "opgen broken: error: the target cannot be loaded: opgen_hello_missing:TARGET: "
+        "No module named 'opgen_hello_missing'\n"
+    )
