@@ -1,10 +1,29 @@
 """opgen: a fast, standalone operator code generator for PyTorch's spec language.
 
-opgen reads `native_functions.yaml` and `tags.yaml` into an immutable,
-validated model (`opgen.spec`), derives every calling convention's signature
-from it (`opgen.api`), and renders targets from those signatures. Bad input is
-reported as located diagnostics (`opgen.diagnostics`); `opgen.cli` is the
-command line.
+opgen reads `native_functions.yaml`, `tags.yaml` and `derivatives.yaml` into an
+immutable, validated model, derives every calling convention's signature from it,
+and renders targets from those signatures, byte for byte what torchgen writes.
+The packages, from the command line down (no import runs back up):
+
+cli                 the `opgen` command line: a thin table of targets and tools
+targets             the generators: one package per target, all of one shape (`contract`)
+tooling             commands that generate nothing: check, dump, diff, coverage
+autograd            what derivatives.yaml means for each function (the autograd model)
+python_bindings     which functions torch binds in Python, and how a binding is assembled
+api                 the calling conventions (C++, dispatcher, native, Python, ...), pure functions
+spec                the spec language: YAML readers with locations, schemas, the whole model
+
+and the small pieces everything uses:
+
+diagnostics         locations, `SpecError`, and rendering `file:line:col: error: ...`
+output              `OutputSet` and the one writer: atomic, only changed files, in parallel
+template            `$name` templates, rendering exactly as torchgen's `CodeTemplate`
+frozen              `@frozen`: frozen dataclasses, cheap to define and to construct
+cached              `cached`: attributes of immutable objects computed on first use
+forked              independent tasks in forked workers that inherit the built model
+jobs                the `-j N` option
+installed_torchgen  where the installed torchgen keeps its data, found without importing it
+__main__            `python -m opgen`
 """
 
 __version__ = "0.1.0"

@@ -1,12 +1,32 @@
 """PyTorch's operator spec language, read exactly as torchgen reads it.
 
-load.py     YAML text -> values that remember their source locations
-schema.py   function schemas: types, arguments, returns, names
-keys.py     dispatch keys, dtypes and other enumerations
-entry.py    one YAML entry -> NativeFunction (native.py) + its kernels (backend.py)
-autogen.py  derived out= and functional variants
-groups.py   operator groups and view groups
-model.py    load_spec(): the whole validated Spec
+Reading (errors are `SpecError`s at a file, line and column):
+
+yaml              the YAML readers: values with source locations (subset reader, PyYAML)
+syntax            pieces of the schema syntax shared by types, arguments and schemas
+types             schema types and alias annotations: `Tensor(a!)?`, `int[2]`, `SymInt[]`
+arguments         arguments and returns: `Tensor(a!) self`, `Scalar alpha=1`
+schema            function schemas: `ns::name.overload(...) -> ...`, parse() and str() round-trip
+keys              dispatch keys, dtypes, ufunc keys, schema kinds
+tags              tags.yaml
+precompute        the `precomputed:` and `ufunc_inner_loop:` sub-languages
+entry             one native_functions.yaml entry to a NativeFunction and its kernels
+native            NativeFunction, one operator, and its invariants
+backend           BackendIndex / BackendMetadata: which kernel implements an operator for a key
+autogen           the derived out= and functional variants `autogen:` asks for
+groups            functional/inplace/out/mutable groups, and view groups
+model             load_spec(): the whole validated Spec, with cross-entry checks and warnings
+partial           reading only the entries some operators need
+
+Other files read against a spec, and other dialects of the language:
+
+derivatives       derivatives.yaml, in the custom-op library and PyTorch dialects
+deprecated        deprecated.yaml: old Python argument orders
+external_backend  an out-of-tree backend's YAML
+selection         operator selection for selective builds
+library           the custom-op library dialect (`opgen torch-library`)
+mlx               MLX extension specs, in two dialects
+compat            schema compatibility as PyTorch decides it (`opgen diff`)
 """
 
 from opgen.spec.model import LoadOptions, Spec, load_spec

@@ -1,6 +1,27 @@
-"""Targets: each turns a spec into one family of generated files.
+"""The targets: each turns a spec into files, and all have one shape.
 
-A target fills `opgen.output.OutputSet`s and never touches the file system;
-the CLI hands the sets to `opgen.output.write_files`. `aten` is the drop-in for
-`python -m torchgen.gen`.
+contract               the shape: `Target` (name, flags, options, `generate(options)`),
+                       `RunOptions` (what every run is told), `Generated` (what it made),
+                       and `deliver`, which writes or lists it
+registry               opgen's targets by name, and other packages' (`opgen.targets` entry points)
+
+One package per target; each has `command` (its flags and its `TARGET`), `generate`
+(`generate(options) -> Generated`, the Python API) and the modules of its files:
+
+aten                   `opgen aten`: the files `python -m torchgen.gen` writes
+autograd               `opgen autograd` and `opgen annotated-fn-args`: torchgen's gen_autograd
+python                 `opgen python`: torchgen's gen_autograd_python (the Python bindings)
+pyi                    `opgen pyi`: the .pyi stubs torch ships for its generated bindings
+backend                `opgen backend`: torchgen's gen_backend_stubs
+lazy                   `opgen lazy`: torchgen's gen_lazy_tensor
+torch_library          `opgen torch-library`: a PyTorch custom-op library
+mlx                    `opgen mlx`: an MLX extension module
+
+and what several targets share:
+
+autograd_dir           the inputs and options of the generators of torchgen's autograd directory
+dispatch_registration  what every `Register<Key>.cpp` shares, in-tree or not
+extension_flags        the flags of the extension targets (`--list-files`, `--list-sources`, ...)
+
+A target fills `opgen.output.OutputSet`s and never touches the file system.
 """

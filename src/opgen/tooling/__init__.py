@@ -1,7 +1,12 @@
-"""Tools over specs that generate no code: `opgen diff` and `opgen coverage`.
+"""Tools over specs that generate no code: `opgen check`, `dump`, `diff` and `coverage`.
 
-They sit where targets sit (they use `spec/` and never a target's internals):
-`diff/` compares two specs operator by operator and judges every schema change
-by PyTorch's compatibility rules (`opgen.spec.compat`); `coverage/` measures
-how much of one operator set another implements, by tag and by tier.
+They sit where targets sit (they use `spec/` and never a target's internals; `check
+--library` reads a library as `opgen torch-library` does, through its public loader):
+
+check       loads and validates a spec, and the files read against it
+dump        the model as JSON Lines, field for field torchgen's
+spec_files  the spec a tool reads: NATIVE_YAML and --tags, or the bundled example
+diff        compares two specs operator by operator and judges every schema change
+            by PyTorch's compatibility rules (`opgen.spec.compat`)
+coverage    how much of one operator set another implements, by tag and by tier
 """

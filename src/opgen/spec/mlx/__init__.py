@@ -9,4 +9,17 @@ minimal MLX dialect written with C++ and Python signatures (`name:`,
 operators hold a `FunctionSchema` of the spec model, so that every type and
 default has one representation and the nanobind convention
 (`opgen.api.nanobind`) is a layer over the schema like the others.
+
+model             MlxLibrary and MlxOperator, whichever dialect wrote them
+reader            reading a spec, either dialect, into an MlxLibrary
+spec_entry        an entry in opgen's spec language (`- func: ...`)
+mlx_entry         an entry of the MLX dialect (C++ and Python signatures)
+cpp_signature     the MLX dialect's C++ declarations (MlxCppSignature)
+python_signature  the MLX dialect's Python signatures (MlxPythonSignature)
+declarations      what the two kinds of signature share: parameters and lists
+type_mapping      types and default values, in the three ways a spec writes them
+operators         one entry, either dialect, to an MlxOperator: shared keys and checks
+derivatives       gradient formulas: `grad:` mappings and derivatives.yaml
+formulas          checking the C++ of gradient formulas and `shape:` rules
+mlx_headers       the names `mlx::core` declares, read from MLX's installed headers
 """

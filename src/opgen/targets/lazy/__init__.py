@@ -4,6 +4,8 @@ It writes what `opgen backend` writes (`opgen.targets.backend.files`), with
 registrations in a function the backend calls, plus the IR: `nodes` (and
 `ts_lowering`) render the node classes, `kernels` the generated kernels and
 their shape-inference declarations, `files` assembles the files, `checks`
-checks the YAML's lazy parts and the shape-inference header, `command` is
-the command line. The calling convention is `opgen.api.lazy`.
+checks the YAML's lazy parts and the shape-inference header, `options` holds
+run_gen_lazy_tensor's arguments (LazyOptions) and the flags (LazyBackendOptions),
+`generate` runs it all (`generate(options)`), `command` is the command line and its
+`TARGET`. The calling convention is `opgen.api.lazy`.
 """

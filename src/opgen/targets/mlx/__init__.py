@@ -16,7 +16,8 @@ operators:
     <module>.cmake          build_files.py a CMake function building the extension
 
 How arrays travel in one `std::vector<array>` (a Primitive's inputs, the
-primals of `custom_vjp`) and which names a formula sees is `layout.py`.
-`generate.generate` collects the files into an `OutputSet`; `command.py` is
-the CLI.
+primals of `custom_vjp`) and which names a formula sees is `layout.py`; the C++
+text every emitter shares (calls, functions, literals) is `cpp.py`. `generate.generate` reads
+the spec and collects the files into an `OutputSet`; `options.py` holds the flags
+(MlxOptions), and `command.py` is the command line and its `TARGET`.
 """

@@ -11,6 +11,6 @@ torch ships type stubs for the bindings generated from the spec; PyTorch's
   derived stubs are left out, each file's imports;
 - `docs` reads the docstrings from torch's docs modules with `ast`;
 - `stubs` renders declarations, overload sets and docstrings; `generate`
-  lays out the files with opgen's own templates (`templates/`); `command` is
-  the command line.
+  lays out the files with opgen's own templates (`templates/`); `options`
+  holds the flags (PyiOptions); `command` is the command line and its `TARGET`.
 """

@@ -1,0 +1,41 @@
+"""Every package says what it holds: its docstring names each of its modules and subpackages.
+
+A reader opening a package's `__init__.py` finds the list there, a sentence each;
+this test keeps the lists complete as modules are added, moved or renamed.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+import opgen
+
+ROOT = Path(opgen.__file__).parent
+PACKAGES = sorted(init.parent for init in ROOT.rglob("__init__.py"))
+
+
+def members(package: Path) -> list[str]:
+    """The modules and subpackages of a package, by name."""
+    modules = [p.stem for p in package.glob("*.py") if p.stem not in ("__init__", "__main__")]
+    subpackages = [p.name for p in package.iterdir() if (p / "__init__.py").is_file()]
+    return sorted(modules + subpackages)
+
+
+def unnamed(docstring: str, names: list[str]) -> list[str]:
+    """The names the docstring does not mention as words."""
+    return [name for name in names if not re.search(rf"(?<![\w.]){name}\b", docstring)]
+
+
+@pytest.mark.parametrize("package", PACKAGES, ids=lambda p: p.relative_to(ROOT.parent).as_posix())
+def test_the_docstring_names_every_module(package: Path) -> None:
+    docstring = ast.get_docstring(ast.parse((package / "__init__.py").read_text())) or ""
+    assert unnamed(docstring, members(package)) == []
+
+
+def test_a_name_inside_another_word_does_not_count() -> None:
+    assert unnamed("load.py  reads; preloaded; yaml.load", ["load"]) == []
+    assert unnamed("preloaded files, spec.load", ["load"]) == ["load"]
