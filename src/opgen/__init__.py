@@ -16,7 +16,8 @@ spec                the spec language: YAML readers with locations, schemas, the
 and the small pieces everything uses:
 
 diagnostics         locations, `SpecError`, and rendering `file:line:col: error: ...`
-output              `OutputSet` and the one writer: atomic, only changed files, in parallel
+output              `OutputSet`: a root's files by relative path, rendered when written
+writer              the one writer: atomic, only changed files, in parallel
 template            `$name` templates, rendering exactly as torchgen's `CodeTemplate`
 frozen              `@frozen`: frozen dataclasses, cheap to define and to construct
 cached              `cached`: attributes of immutable objects computed on first use

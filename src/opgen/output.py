@@ -1,16 +1,10 @@
-"""The one place that writes generated files.
+"""What a run generates: its files by output root, before anything is written.
 
 Targets never touch the file system. A target fills one `OutputSet` per output
 root with {relative path: text}; text may be a string or a callable that
 renders it, so a dry run, which only lists files, renders nothing.
-`write_files` then writes every set: atomically (a temporary file beside the
-target, then `os.replace`), only when the bytes differ from what is on disk (so
-build systems see unchanged mtimes). A directory that does not exist yet is
-built whole under a temporary name, its files at their final names, and
-renamed into place. Every file is rendered (into a temporary file or
-directory) before the first one is renamed into place, so a failing target
-leaves the outputs as they were. `dependency_files` gives the output lists
-build systems read, and `write_if_changed` writes them.
+`opgen.writer.write_files` then writes every set. `dependency_files` gives the
+output lists build systems read.
 
 An `OutputSet` stands for one torchgen `FileManager`. `python -m torchgen.gen`
 keeps several (cpu, cpu_vec, cuda, core, ops, aoti, headeronly), some sharing
@@ -39,19 +33,15 @@ Facts kept from torchgen (torchgen/utils.py, torchgen/gen.py):
   is written even in a dry run. With `-o deps.cmake`, gen.py resolves the path
   and writes one list per set: `<prefix>deps.cmake` holding `<prefix>deps`.
 
-Deliberate differences: writes are atomic; "unchanged" compares bytes (torchgen
-compares text read with universal newlines); files always get LF line ends;
-relative paths may not contain `..`; a path produced by two sets is an error.
+Deliberate differences: relative paths may not contain `..`; a path produced by two
+sets is an error (the writer's own are in `opgen.writer`).
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import itertools
 import os
 import re
-import stat
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path, PurePosixPath
 from typing import Protocol, TypeAlias, TypeVar
@@ -174,7 +164,7 @@ def _relative(path: str) -> str:
 
 
 @frozen
-class _Entry:
+class OutputEntry:
     text: Text
     listed: bool  # named in the dependency list (Everything files are not)
     family: object = None  # what files rendered from the same lazily built state share
@@ -294,7 +284,7 @@ class OutputSet:
         self.root = Path(root)
         self._templates = templates
         self._generator = generator
-        self._entries: dict[str, _Entry] = {}  # by normalised relative POSIX path
+        self._entries: dict[str, OutputEntry] = {}  # by normalised relative POSIX path
 
     def add(
         self,
@@ -315,7 +305,7 @@ class OutputSet:
         rel = _relative(path)
         if rel in self._entries:
             raise OutputError(f"{rel} is written twice under {self.root}")
-        self._entries[rel] = _Entry(text, listed, family, weight)
+        self._entries[rel] = OutputEntry(text, listed, family, weight)
 
     def add_template(
         self,
@@ -407,6 +397,10 @@ class OutputSet:
             raise OutputError(f"{self.root}: no template directory to read {template} from")
         return self._templates(template)
 
+    def entries(self) -> Iterable[tuple[str, OutputEntry]]:
+        """(relative path, entry) of every file, in the order added (for the writer)."""
+        return self._entries.items()
+
     def paths(self) -> list[str]:
         """Every relative path, in the order added."""
         return list(self._entries)
@@ -433,317 +427,3 @@ def dependency_files(depfile: str | Path, sets: Iterable[tuple[str, OutputSet]])
             raise OutputError(f"two dependency lists named {path}")
         lists[path] = output_set.dependency_list(prefix + resolved.stem)
     return lists
-
-
-@frozen
-class WriteReport:
-    # Kept as strings: most callers never look, and thousands of Paths take a while to build.
-    written: tuple[str, ...]  # every file the sets produce, sorted as paths (dry run too)
-    replaced: tuple[str, ...]  # files whose content changed, so were written
-
-    @property
-    def files(self) -> tuple[Path, ...]:
-        return tuple(map(Path, self.written))
-
-    @property
-    def changed(self) -> tuple[Path, ...]:
-        return tuple(map(Path, self.replaced))
-
-
-def write_files(
-    sets: Iterable[OutputSet], *, dry_run: bool = False, make_roots: bool = False, jobs: int = 1
-) -> WriteReport:
-    """Write every set's files under its root; a dry run renders and writes nothing.
-
-    Files are rendered one at a time, and each changed one goes to a temporary
-    file beside its target; only when all are rendered are the temporary files
-    renamed into place. So a failing render leaves the outputs as they were,
-    and each process holds at most one file's text in memory. A directory that
-    does not exist yet is built whole under a temporary name and renamed into
-    place with the files (`_NewTrees`), so its files need no renames of their own.
-
-    With `jobs` > 1 the rendering is spread over that many processes
-    (`opgen.forked`); a family of files sharing lazily built state stays in
-    one process. The renames happen here, in sorted order, either way.
-
-    `make_roots` creates each root even when it stays empty or the run is dry,
-    as gen.py does for its install dirs.
-    """
-    sets = list(sets)
-    # Paths are plain strings from here on: a run writes thousands of files, and
-    # pathlib's parsing, hashing and comparing cost more than the writes themselves.
-    targets: dict[str, _Entry] = {}
-    for output_set in sets:
-        root = os.path.normpath(output_set.root)
-        for rel, entry in output_set._entries.items():
-            file = os.path.join(root, rel)
-            if file in targets:
-                raise OutputError(f"{file} is written by two output sets")
-            targets[file] = entry
-    files = sorted(targets, key=_path_order)
-    roots = [os.path.normpath(s.root) for s in sets] if make_roots else []
-    if dry_run:
-        for root in roots:
-            os.makedirs(root, exist_ok=True)
-        return WriteReport(tuple(files), ())
-    trees = _NewTrees.make([*roots, *{os.path.dirname(file) for file in files}])
-    try:
-        if jobs <= 1:  # in this process, in the units' order; _stage_files cleans up on failure
-            order = [file for unit in _units(files, targets, len(files) + 1) for file in unit]
-            staged = _stage_files(order, targets, trees)
-        else:
-            staged = _stage_in_parallel(files, targets, jobs, trees)
-        staged.sort(key=lambda pair: _path_order(pair[1]))
-        try:
-            for temp, file in staged:
-                os.replace(temp, file)
-            trees.move_into_place()
-        except BaseException:
-            _discard(staged)
-            raise
-    except BaseException:
-        trees.discard()
-        raise
-    replaced = {file for _, file in staged}
-    changed = tuple(file for file in files if file in replaced or trees.holds(file))
-    return WriteReport(tuple(files), changed)
-
-
-def _path_order(file: str) -> list[str]:
-    """A key that sorts joined, normalised paths as `pathlib.Path`s sort (`a/z.h` < `a-c.h`)."""
-    parts = file.split(os.sep)
-    if not parts[0]:  # an absolute path: pathlib's first part is the root
-        parts[0] = os.sep
-    return parts
-
-
-def _remove(file: str) -> None:
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(file)
-
-
-def _stage_in_parallel(
-    files: Sequence[str], targets: Mapping[str, _Entry], jobs: int, trees: _NewTrees
-) -> list[tuple[str, str]]:
-    from opgen.forked import MAX_TASKS, ForkedFailure, run_forked
-
-    units = _units(files, targets, MAX_TASKS)
-    tasks = [functools.partial(_stage_files, unit, targets, trees) for unit in units]
-    try:
-        return [pair for unit in run_forked(tasks, jobs) for pair in unit]
-    except ForkedFailure as failure:
-        for unit in failure.results.values():
-            _discard(unit)
-        raise failure.error from None
-
-
-def _units(files: Sequence[str], targets: Mapping[str, _Entry], max_units: int) -> list[list[str]]:
-    """`files` in groups rendered together, at most `max_units` of them.
-
-    A family's files form one group, and families come first, the heaviest
-    (their `weight`) first, else in path order: they are the largest pieces of
-    work, and a queue runs best when the large pieces go first. Other files are
-    grouped in runs of consecutive files.
-    """
-    families: dict[int, list[str]] = {}
-    weights: dict[int, int] = {}
-    singles: list[str] = []
-    for file in files:
-        entry = targets[file]
-        if entry.family is None:
-            singles.append(file)
-        else:
-            families.setdefault(id(entry.family), []).append(file)
-            weights[id(entry.family)] = max(weights.get(id(entry.family), 0), entry.weight)
-    heaviest_first = sorted(families, key=lambda family: -weights[family])  # a stable sort
-    room = max(max_units - len(families), 1)
-    run = max(-(-len(singles) // room), 1)  # ceiling division; 1 if there are none
-    return [
-        *(families[family] for family in heaviest_first),
-        *(singles[i : i + run] for i in range(0, len(singles), run)),
-    ]
-
-
-# os.open applies the umask, so a new file gets the mode a plain write would give it.
-_CREATE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_BINARY", 0)
-
-
-class _NewTrees:
-    """The directories a run creates, each built under a temporary name.
-
-    A directory that does not exist yet holds no earlier outputs, so its files
-    are written straight to their final names, without reading what is on disk
-    or renaming each one; the directory itself is renamed into place at the
-    end. A clean build writes every file this way, thousands of renames fewer,
-    and a killed run leaves only a hidden temporary directory, never a
-    half-written file under an output's name.
-    """
-
-    def __init__(self) -> None:
-        self._temporaries: dict[str, str] = {}  # new top directory -> its temporary name
-        self._built: dict[str, str] = {}  # each new directory -> where it is being built
-
-    @classmethod
-    def make(cls, directories: Iterable[str]) -> _NewTrees:
-        """Start building each of `directories` that is missing, and its missing parents."""
-        trees = cls()
-        try:
-            for directory in sorted(set(directories)):  # `_missing` puts parents first
-                for missing in _missing(directory):
-                    if missing not in trees._built:
-                        trees._add(missing)
-        except BaseException:
-            trees.discard()
-            raise
-        return trees
-
-    def _add(self, directory: str) -> None:
-        parent, name = os.path.split(directory)
-        if parent in self._built:
-            self._built[directory] = os.path.join(self._built[parent], name)
-            os.mkdir(self._built[directory])
-            return
-        for count in itertools.count(1):  # a name left by an earlier, killed run is skipped
-            temporary = os.path.join(parent, f".{name}.{os.getpid()}-{count}.tmp")
-            try:
-                os.mkdir(temporary)
-            except FileExistsError:
-                continue
-            self._temporaries[directory] = self._built[directory] = temporary
-            return
-
-    def where(self, directory: str) -> str | None:
-        """Where a new `directory` is being built; None if it already existed."""
-        return self._built.get(directory)
-
-    def holds(self, file: str) -> bool:
-        return os.path.dirname(file) in self._built
-
-    def move_into_place(self) -> None:
-        for directory in sorted(self._temporaries, key=_path_order):
-            os.rename(self._temporaries.pop(directory), directory)
-
-    def discard(self) -> None:
-        import shutil  # only after a failure
-
-        for temporary in self._temporaries.values():
-            shutil.rmtree(temporary, ignore_errors=True)
-        self._temporaries.clear()
-
-
-def _missing(directory: str) -> list[str]:
-    """`directory` and its ancestors, outermost first, as far as they are missing."""
-    missing: list[str] = []
-    while directory and not os.path.isdir(directory):
-        missing.append(directory)
-        directory = os.path.dirname(directory)
-    return missing[::-1]
-
-
-def _stage_files(
-    unit: Sequence[str], targets: Mapping[str, _Entry], trees: _NewTrees
-) -> list[tuple[str, str]]:
-    """(temporary file, target) for each changed file of `unit`; all or none staged.
-
-    Files in new directories (`trees`) are written where those are built, not staged.
-    """
-    staged: list[tuple[str, str]] = []
-    temporaries = _TemporaryNames()
-    try:
-        for file in unit:
-            directory, name = os.path.split(file)
-            text = targets[file].render()
-            building = trees.where(directory)
-            if building is not None:
-                _write_new(os.path.join(building, name), text.encode("utf-8"))
-                continue
-            temp = _stage_if_changed(file, text, temporaries)
-            if temp is not None:
-                staged.append((temp, file))
-    except BaseException:
-        _discard(staged)
-        raise
-    return staged
-
-
-def _discard(staged: Iterable[tuple[str, str]]) -> None:
-    """Remove the temporary files of staged (temporary, target) pairs."""
-    for temp, _ in staged:
-        _remove(temp)
-
-
-def write_if_changed(file: Path, text: str) -> bool:
-    """Atomically replace `file` with `text` (UTF-8) unless it already holds it."""
-    os.makedirs(os.path.dirname(file) or ".", exist_ok=True)
-    temp = _stage_if_changed(os.fspath(file), text, _TemporaryNames())
-    if temp is None:
-        return False
-    try:
-        os.replace(temp, file)
-    except BaseException:
-        _remove(temp)
-        raise
-    return True
-
-
-class _TemporaryNames:
-    """Names for temporary files beside their targets: unique per process, and per
-    file within it (`_create_temp` skips one an earlier, killed run left)."""
-
-    def __init__(self) -> None:
-        self.prefix = f"{os.getpid()}-"
-        self.count = 0
-
-    def next(self, name: str) -> str:
-        self.count += 1
-        return f".{name}.{self.prefix}{self.count}.tmp"
-
-
-def _stage_if_changed(file: str, text: str, temporaries: _TemporaryNames) -> str | None:
-    """A temporary file beside `file` holding `text`, or None if `file` already holds it.
-
-    The temporary file gets the mode of the file it will replace, if any.
-    """
-    data = text.encode("utf-8")
-    directory, name = os.path.split(file)
-    mode: int | None = None
-    try:
-        with open(file, "rb") as existing:
-            if existing.read() == data:
-                return None
-            mode = stat.S_IMODE(os.fstat(existing.fileno()).st_mode)
-    except OSError:
-        pass  # missing or unreadable: write it
-    temp, fd = _create_temp(directory, name, temporaries)
-    try:
-        _write_all(fd, data)
-        if mode is not None:
-            os.chmod(temp, mode)
-    except BaseException:
-        _remove(temp)
-        raise
-    return temp
-
-
-def _write_new(file: str, data: bytes) -> None:
-    """Write a file that does not exist yet, in a directory this run is building."""
-    _write_all(os.open(file, _CREATE_FLAGS, 0o666), data)
-
-
-def _write_all(fd: int, data: bytes) -> None:
-    """Write `data` to `fd` and close it."""
-    try:
-        view = memoryview(data)
-        while view:  # os.write may write less than asked
-            view = view[os.write(fd, view) :]
-    finally:
-        os.close(fd)
-
-
-def _create_temp(directory: str, name: str, temporaries: _TemporaryNames) -> tuple[str, int]:
-    while True:  # a name left by an earlier, killed run is skipped
-        temp = os.path.join(directory, temporaries.next(name))
-        try:
-            return temp, os.open(temp, _CREATE_FLAGS, 0o666)
-        except FileExistsError:
-            continue

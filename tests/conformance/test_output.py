@@ -28,9 +28,8 @@ from opgen.output import (  # noqa: E402
     OutputSet,
     TemplateDir,
     dependency_files,
-    write_files,
-    write_if_changed,
 )
+from opgen.writer import write_files, write_if_changed  # noqa: E402
 
 TEMPLATES = {
     "Plain.h": "// ${generated_comment}\n#pragma once\n$body\n",

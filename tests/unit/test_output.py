@@ -1,4 +1,5 @@
-"""opgen.output: the one writer. Expected texts are inline and exact."""
+"""opgen.output and opgen.writer: output sets and the one writer. Expected texts are inline
+and exact."""
 
 from __future__ import annotations
 
@@ -19,9 +20,8 @@ from opgen.output import (
     generated_comment,
     render_template,
     shard_index,
-    write_files,
-    write_if_changed,
 )
+from opgen.writer import write_files, write_if_changed
 
 
 class Dollar:

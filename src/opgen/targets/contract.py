@@ -14,7 +14,7 @@ Whatever a target's own options hold, `options.run` is a `RunOptions`: the setti
 every run shares (where to write, in how many processes, a dry run, the dependency
 list, a listing instead of a write). `deliver` then does what they say with the
 `Generated` result, the same way for every target: prints the target's notes and
-warnings, writes the sets through `opgen.output.write_files` (atomic, only changed
+warnings, writes the sets through `opgen.writer.write_files` (atomic, only changed
 files), writes the dependency lists, and prints the target's summary.
 
 `generate` is the Python API as well: `generate(options)` of a target's `generate`
@@ -36,7 +36,8 @@ from opgen.frozen import frozen
 
 if TYPE_CHECKING:
     from opgen.diagnostics import Diagnostic
-    from opgen.output import OutputSet, WriteReport
+    from opgen.output import OutputSet
+    from opgen.writer import WriteReport
 
 
 class UsageError(Exception):
@@ -138,7 +139,8 @@ def deliver(generated: Generated, run: RunOptions, out: TextIO, err: TextIO) -> 
         out.writelines(os.path.join(run.output_dir, p) + "\n" for p in paths)
         return
     from opgen.forked import can_fork
-    from opgen.output import dependency_files, write_files, write_if_changed
+    from opgen.output import dependency_files
+    from opgen.writer import write_files, write_if_changed
 
     if run.dry_run and generated.dry_run_renders:
         for output_set in generated.outputs:

@@ -18,12 +18,13 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from opgen.output import OutputSet, WriteReport
+from opgen.output import OutputSet
 from opgen.spec.mlx.model import MlxLibrary
 from opgen.targets.contract import Generated
 from opgen.targets.mlx import bindings, build_files, operators, stubs
 from opgen.targets.mlx.library import bind
 from opgen.targets.mlx.options import MlxOptions
+from opgen.writer import WriteReport
 
 GENERATOR = "opgen mlx"
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from opgen.output import OutputSet, TemplateDir, WriteReport
+from opgen.output import OutputSet, TemplateDir
 from opgen.targets.contract import Generated
 from opgen.targets.torch_library import backend_select, cpp_files, python_files
 from opgen.targets.torch_library.autograd import (
@@ -30,6 +30,7 @@ from opgen.targets.torch_library.autograd import (
 )
 from opgen.targets.torch_library.library import Library, TorchLibraryOptions
 from opgen.template import Template
+from opgen.writer import WriteReport
 
 TEMPLATES = Path(__file__).parent / "templates"
 GENERATOR = "opgen torch-library"
