@@ -11,6 +11,8 @@ keys              dispatch keys, dtypes, ufunc keys, schema kinds
 tags              tags.yaml
 precompute        the `precomputed:` and `ufunc_inner_loop:` sub-languages
 entry             one native_functions.yaml entry to a NativeFunction and its kernels
+entry_fields      typed access to an entry's keys, with errors at the key or value at fault
+dispatch_table    an entry's `dispatch:` table: the kernel of each key, and its rules
 native            NativeFunction, one operator, and its invariants
 backend           BackendIndex / BackendMetadata: which kernel implements an operator for a key
 autogen           the derived out= and functional variants `autogen:` asks for

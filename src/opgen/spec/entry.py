@@ -8,16 +8,20 @@ dispatch table. Every error points at the key or value at fault.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Set
-from typing import TypeVar
+from collections.abc import Set
 
 from opgen.diagnostics import Location, SpecError
 from opgen.frozen import frozen
-from opgen.spec.backend import DEFAULT_KERNEL_NAMESPACE, BackendMetadata, default_kernel_name
+from opgen.spec.backend import DEFAULT_KERNEL_NAMESPACE, BackendMetadata
+from opgen.spec.dispatch_table import (
+    CEA_NON_FUNCTIONAL,
+    CIA,
+    CIA_NESTED,
+    Dispatch,
+    read_dispatch,
+)
+from opgen.spec.entry_fields import EntryFields, describe
 from opgen.spec.keys import (
-    COMPOSITE_DISPATCH_KEYS,
-    STRUCTURED_DISPATCH_KEYS,
-    SUPPORTED_DISPATCH_KEYS,
     UFUNC_DISPATCH_KEYS,
     DeviceCheckType,
     DispatchKey,
@@ -27,11 +31,8 @@ from opgen.spec.keys import (
 )
 from opgen.spec.library import (
     EXTENSION_KEYS,
-    LIBRARY_DISPATCH_KEYS,
     LIBRARY_KEYS,
     NO_EXTENSIONS,
-    described_keys,
-    kernel_namespace,
     read_extensions,
     reject_unknown_keys,
 )
@@ -42,12 +43,6 @@ from opgen.spec.syntax import SchemaError
 from opgen.spec.yaml.load import YamlList, YamlMap
 from opgen.spec.yaml.located import written
 
-T = TypeVar("T")
-
-CIA = DispatchKey.CompositeImplicitAutograd
-CIA_NESTED = DispatchKey.CompositeImplicitAutogradNestedTensor
-CEA_NON_FUNCTIONAL = DispatchKey.CompositeExplicitAutogradNonFunctional
-
 KNOWN_KEYS = frozenset(
     {
         "func", "variants", "dispatch", "tags", "structured", "structured_delegate",
@@ -57,8 +52,6 @@ KNOWN_KEYS = frozenset(
         "ufunc_inner_loop",
     }
 )  # fmt: skip
-
-Dispatch = dict[DispatchKey, BackendMetadata]
 
 
 @frozen
@@ -71,63 +64,8 @@ class EntryOptions:
     for_comparison: bool = False
 
 
-class _Entry:
-    """Typed access to the keys of one entry, with errors at the right place."""
-
-    def __init__(self, entry: YamlMap) -> None:
-        self.entry = entry
-
-    def at(self, key: str) -> Location:
-        return self.entry.value_location(key)
-
-    def get(self, key: str, kind: type[T], default: T, what: str) -> T:
-        if key not in self.entry:
-            return default
-        value = self.entry[key]
-        if value is None and default is None:
-            return default
-        if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
-            raise SpecError(f"'{key}' must be {what}, not {_describe(value)}", self.at(key))
-        return value
-
-    def flag(self, key: str, default: bool) -> bool:
-        if key not in self.entry:  # most keys are absent from most entries
-            return default
-        return self.get(key, bool, default, "True or False")
-
-    def optional_str(self, key: str) -> str | None:
-        if key not in self.entry:
-            return None
-        value: str | None = self.get(key, str, None, "a string")
-        return value
-
-    def schema_error(self, key: str, error: SchemaError) -> SpecError:
-        """Place `error`, raised while parsing the value of `key` (or an item of it)."""
-        origin = self.at(key)
-        value = self.entry.get(key)
-        if isinstance(value, YamlList) and error.item < len(value.item_locations):
-            origin = value.item_locations[error.item]
-        return error.at(origin)
-
-
-def _describe(value: object) -> str:
-    if isinstance(value, bool):
-        return f"the boolean {value}"
-    if isinstance(value, str):
-        return f"the string '{value}'"
-    if isinstance(value, int | float):
-        return f"the number {value}"
-    if value is None:
-        return "null"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a mapping"
-    return type(value).__name__
-
-
 def read_entry(entry: YamlMap, options: EntryOptions) -> tuple[NativeFunction, Dispatch]:
-    e = _Entry(entry)
+    e = EntryFields(entry)
     known = LIBRARY_KEYS | EXTENSION_KEYS if options.library else KNOWN_KEYS
     if not known.issuperset(entry):
         reject_unknown_keys(entry, KNOWN_KEYS, options.library)
@@ -145,7 +83,9 @@ def read_entry(entry: YamlMap, options: EntryOptions) -> tuple[NativeFunction, D
     structured_delegate = (
         _read_operator_name(e, "structured_delegate") if "structured_delegate" in entry else None
     )
-    dispatch, abstract = _read_dispatch(e, func, structured, structured_delegate, options)
+    dispatch, abstract = read_dispatch(
+        e, func, structured, structured_delegate, options.library, options.ignore_keys
+    )
     precomputed = _read_precomputed(e, structured) if "precomputed" in entry else None
     f = NativeFunction(
         namespace=namespace,
@@ -205,7 +145,7 @@ def _check_seeded(f: NativeFunction) -> None:
         )
 
 
-def _read_func(e: _Entry, library: bool, legacy: bool) -> tuple[str, FunctionSchema]:
+def _read_func(e: EntryFields, library: bool, legacy: bool) -> tuple[str, FunctionSchema]:
     text = e.get("func", str, "", "a schema string")
     head = text.partition("(")[0]
     namespace, sep, _ = head.rpartition("::")
@@ -224,7 +164,7 @@ def _read_func(e: _Entry, library: bool, legacy: bool) -> tuple[str, FunctionSch
         raise _misread(e, skip, error) from None
 
 
-def _misread(e: _Entry, skip: int, error: SchemaError) -> SpecError:
+def _misread(e: EntryFields, skip: int, error: SchemaError) -> SpecError:
     """The schema's error, at its place in the file, also when 'func:' spans lines."""
     value = written(e.entry, "func")
     if value.block and value.text.find("\n") == len(value.text) - 1:
@@ -236,7 +176,7 @@ def _misread(e: _Entry, skip: int, error: SchemaError) -> SpecError:
     return value.place(error, skip)
 
 
-def _read_operator_name(e: _Entry, key: str) -> OperatorName | None:
+def _read_operator_name(e: EntryFields, key: str) -> OperatorName | None:
     text = e.optional_str(key)
     if text is None:
         return None
@@ -250,7 +190,7 @@ def _read_operator_name(e: _Entry, key: str) -> OperatorName | None:
         raise error.at(e.at(key)) from None
 
 
-def _read_structured_inherits(e: _Entry) -> str | None:
+def _read_structured_inherits(e: EntryFields) -> str | None:
     text = e.optional_str("structured_inherits")
     if text is not None and "::" in text:
         raise SpecError(
@@ -259,7 +199,7 @@ def _read_structured_inherits(e: _Entry) -> str | None:
     return text
 
 
-def _read_const_ref(e: _Entry, func: FunctionSchema, for_comparison: bool) -> bool:
+def _read_const_ref(e: EntryFields, func: FunctionSchema, for_comparison: bool) -> bool:
     if "use_const_ref_for_mutable_tensors" not in e.entry:
         return False
     value = e.flag("use_const_ref_for_mutable_tensors", False)
@@ -274,7 +214,7 @@ def _read_const_ref(e: _Entry, func: FunctionSchema, for_comparison: bool) -> bo
 _FUNCTION_ONLY = frozenset({Variant.function})
 
 
-def _read_variants(e: _Entry) -> frozenset[Variant]:
+def _read_variants(e: EntryFields) -> frozenset[Variant]:
     if "variants" not in e.entry:
         return _FUNCTION_ONLY
     text = e.get("variants", str, "function", "'function', 'method' or 'function, method'")
@@ -291,7 +231,7 @@ def _read_variants(e: _Entry) -> frozenset[Variant]:
     return frozenset(variants)
 
 
-def _read_device_check(e: _Entry) -> DeviceCheckType:
+def _read_device_check(e: EntryFields) -> DeviceCheckType:
     text = e.optional_str("device_check")
     if text is None:
         return DeviceCheckType.ExactSame
@@ -303,7 +243,7 @@ def _read_device_check(e: _Entry) -> DeviceCheckType:
     return DeviceCheckType[text]
 
 
-def _read_python_module(e: _Entry) -> str | None:
+def _read_python_module(e: EntryFields) -> str | None:
     module = e.optional_str("python_module")
     if module is not None and "method" in str(e.entry.get("variants", "")).split(", "):
         raise SpecError(
@@ -312,7 +252,7 @@ def _read_python_module(e: _Entry) -> str | None:
     return module
 
 
-def _read_precomputed(e: _Entry, structured: bool) -> Precompute | None:
+def _read_precomputed(e: EntryFields, structured: bool) -> Precompute | None:
     value = e.entry.get("precomputed")
     if value is None:
         return None
@@ -322,21 +262,21 @@ def _read_precomputed(e: _Entry, structured: bool) -> Precompute | None:
         )
     if not isinstance(value, list):
         raise SpecError(
-            f"'precomputed' must be a list of strings, not {_describe(value)}", e.at("precomputed")
+            f"'precomputed' must be a list of strings, not {describe(value)}", e.at("precomputed")
         )
     if not value:
         return None
     for i, line in enumerate(value):
         if not isinstance(line, str):
             where = value.item_locations[i] if isinstance(value, YamlList) else e.at("precomputed")
-            raise SpecError(f"precomputed lines must be strings, not {_describe(line)}", where)
+            raise SpecError(f"precomputed lines must be strings, not {describe(line)}", where)
     try:
         return Precompute.parse([str(line) for line in value])
     except SchemaError as error:
         raise e.schema_error("precomputed", error) from None
 
 
-def _read_cpp_no_default_args(e: _Entry, func: FunctionSchema) -> frozenset[str]:
+def _read_cpp_no_default_args(e: EntryFields, func: FunctionSchema) -> frozenset[str]:
     if "cpp_no_default_args" not in e.entry:
         return frozenset()
     value = e.get("cpp_no_default_args", list, [], "a list of argument names")
@@ -351,7 +291,7 @@ def _read_cpp_no_default_args(e: _Entry, func: FunctionSchema) -> frozenset[str]
     return frozenset(str(v) for v in value)
 
 
-def _read_autogen(e: _Entry) -> tuple[OperatorName, ...]:
+def _read_autogen(e: EntryFields) -> tuple[OperatorName, ...]:
     if "autogen" not in e.entry:
         return ()
     text = e.get("autogen", str, "", "a string of operator names separated by ', '")
@@ -369,7 +309,7 @@ def _read_autogen(e: _Entry) -> tuple[OperatorName, ...]:
 
 
 def _read_tags(
-    e: _Entry, namespace: str, func: FunctionSchema, options: EntryOptions
+    e: EntryFields, namespace: str, func: FunctionSchema, options: EntryOptions
 ) -> frozenset[str]:
     valid = options.valid_tags
     value = e.entry.get("tags", [])
@@ -377,7 +317,7 @@ def _read_tags(
         value = [value]
     if not isinstance(value, list):
         raise SpecError(
-            f"'tags' must be a tag or a list of tags, not {_describe(value)}", e.at("tags")
+            f"'tags' must be a tag or a list of tags, not {describe(value)}", e.at("tags")
         )
     for i, tag in enumerate(value):
         if not isinstance(tag, str) or (tag not in valid and not options.for_comparison):
@@ -395,191 +335,8 @@ def _read_tags(
     return frozenset(tags)
 
 
-def _read_dispatch(
-    e: _Entry,
-    func: FunctionSchema,
-    structured: bool,
-    delegate: OperatorName | None,
-    options: EntryOptions,
-) -> tuple[Dispatch, bool]:
-    """The kernels per dispatch key, and whether the operator is abstract."""
-    raw = e.entry.get("dispatch")
-    if raw is None and options.library:
-        if "python_dispatch" in e.entry:
-            return {}, True
-        raise SpecError(
-            f"operator '{func.name}' has no kernel: give it a 'dispatch' table of C++ "
-            "kernels or a 'python_dispatch' table of Python kernels",
-            e.at("func"),
-        )
-    if raw is None:
-        if structured or delegate is not None:
-            return {}, True
-        _check_not_factory(e, func)
-        return {
-            CIA: BackendMetadata(default_kernel_name(func), False, DEFAULT_KERNEL_NAMESPACE)
-        }, False
-    if not isinstance(raw, YamlMap):
-        raise SpecError(f"'dispatch' must be a mapping, not {_describe(raw)}", e.at("dispatch"))
-    if e.entry.get("manual_kernel_registration") is True:
-        raise SpecError(
-            "'dispatch' has no effect with 'manual_kernel_registration: True'; remove one of them",
-            e.entry.key_location("dispatch"),
-        )
-    dispatch: Dispatch = {}
-    listed = 0
-    redundant_cia = False
-    for keys, kernel in raw.items():
-        if not isinstance(keys, str):
-            raise SpecError(
-                f"dispatch keys must be names, not {_describe(keys)}", raw.key_location(keys)
-            )
-        if not isinstance(kernel, str):
-            raise SpecError(
-                f"a kernel must be a name, not {_describe(kernel)}", raw.value_location(keys)
-            )
-        try:
-            metadata = _kernel(kernel, structured, _func_namespace(e) if options.library else None)
-            for key in _read_dispatch_keys(keys, dispatch, options.library):
-                listed += 1
-                if key in options.ignore_keys:
-                    continue
-                dispatch[key] = (
-                    metadata if key in STRUCTURED_DISPATCH_KEYS else metadata.unstructured
-                )
-                redundant_cia |= key is CIA and kernel == default_kernel_name(func)
-        except _KernelError as error:
-            raise error.at(raw.value_location(keys)) from None
-        except SchemaError as error:
-            raise error.at(raw.key_location(keys)) from None
-    if not options.library:
-        _check_dispatch(e, func, dispatch, listed, redundant_cia, delegate)
-    abstract = set(dispatch) not in _IMPLICIT_ONLY
-    return dispatch, abstract
-
-
-# Dispatch tables whose operator still decomposes (is not abstract).
-_IMPLICIT_ONLY = (frozenset({CIA}), frozenset({CIA_NESTED}), frozenset({CIA, CIA_NESTED}))
-_SUPPORTED_DISPATCH_KEYS = frozenset(SUPPORTED_DISPATCH_KEYS)
-_LIBRARY_DISPATCH_KEYS = frozenset(LIBRARY_DISPATCH_KEYS)
-
-
-class _KernelError(SchemaError):
-    """An error in a kernel name (the value of a dispatch line, not its keys)."""
-
-
-def _read_dispatch_keys(keys: str, seen: Dispatch, library: bool) -> Iterator[DispatchKey]:
-    """The keys of one dispatch line, `CPU, CUDA`; errors are SchemaErrors in `keys`."""
-    supported = _LIBRARY_DISPATCH_KEYS if library else _SUPPORTED_DISPATCH_KEYS
-    offset = 0
-    for piece in keys.split(","):
-        name = piece.strip()
-        at = offset + len(piece) - len(piece.lstrip())
-        offset += len(piece) + 1
-        key = DispatchKey.maybe_parse(name)
-        if key is None:
-            hint = " (a trailing comma?)" if not name else ""
-            raise SchemaError(f"unknown dispatch key '{name}'{hint}", at, max(len(name), 1))
-        if library and key not in supported:
-            raise SchemaError(
-                f"dispatch key '{name}' cannot have kernels in a library spec "
-                f"(one of {described_keys(LIBRARY_DISPATCH_KEYS)})",
-                at,
-                len(name),
-            )
-        if key not in supported:
-            raise SchemaError(
-                f"dispatch key '{name}' cannot have kernels in native_functions.yaml", at, len(name)
-            )
-        if key in seen:
-            raise SchemaError(f"dispatch key '{name}' is given more than once", at, len(name))
-        if key in COMPOSITE_DISPATCH_KEYS and not _composites_compatible(key, seen):
-            raise SchemaError(
-                "at most one of CompositeExplicitAutograd, CompositeExplicitAutogradNonFunctional "
-                "and CompositeImplicitAutograd may have a kernel: each subsumes the others",
-                at,
-                len(name),
-            )
-        yield key
-
-
-def _composites_compatible(key: DispatchKey, seen: Dispatch) -> bool:
-    """Only CompositeImplicitAutogradNestedTensor may join one other composite key
-    (not CompositeExplicitAutogradNonFunctional)."""
-    if not seen:
-        return True
-    composites = {key, *(COMPOSITE_DISPATCH_KEYS & set(seen))}
-    if len(composites) == 1:
-        return True
-    return (
-        len(composites) == 2 and CIA_NESTED in composites and CEA_NON_FUNCTIONAL not in composites
-    )
-
-
-def _kernel(text: str, structured: bool, library_namespace: str | None) -> BackendMetadata:
-    """A kernel `[namespace::]name`: in `namespace::native` (`at::native` by default);
-    for a library, exactly in `namespace` (`<library_namespace>::native` by default)."""
-    namespace, _, name = text.rpartition("::")
-    if library_namespace is not None:
-        return BackendMetadata(name, False, kernel_namespace(namespace, library_namespace))
-    if namespace.count("::") > 2:
-        raise _KernelError(
-            f"kernel namespace '{namespace}' has more than three levels", 0, len(namespace)
-        )
-    return BackendMetadata(name, structured, f"{namespace or 'at'}::native")
-
-
-def _func_namespace(e: _Entry) -> str:
-    """The operator namespace written in `func:` (already checked by `_read_func`)."""
-    return str(e.entry["func"]).partition("(")[0].rpartition("::")[0]
-
-
-def _check_not_factory(e: _Entry, func: FunctionSchema) -> None:
-    name = str(func.name.name)
-    factory = func.arguments.tensor_options is not None and not func.arguments.has_tensor_arg()
-    if name.startswith("new_") or name.endswith("_like") or factory:
-        raise SpecError(
-            f"factory operator '{func.name}' needs a dispatch table with a "
-            "CompositeExplicitAutograd kernel: factories must not decompose implicitly",
-            e.at("func"),
-        )
-
-
-def _check_dispatch(
-    e: _Entry,
-    func: FunctionSchema,
-    dispatch: Dispatch,
-    listed: int,
-    redundant_cia: bool,
-    delegate: OperatorName | None,
-) -> None:
-    if listed == 1 and redundant_cia:
-        raise SpecError(
-            "this dispatch table only repeats the default; delete it",
-            e.entry.key_location("dispatch"),
-        )
-    if (
-        delegate is None
-        and listed == 1
-        and set(dispatch) == {CIA}
-        and not dispatch[CIA].supports_symint()
-    ):
-        raise SpecError(
-            f"a lone CompositeImplicitAutograd kernel must be named '{default_kernel_name(func)}' "
-            f"(then delete the dispatch table), not '{dispatch[CIA].kernel}'",
-            e.at("dispatch"),
-        )
-    if delegate is not None:
-        for key in sorted(STRUCTURED_DISPATCH_KEYS & set(dispatch), key=lambda k: k.value):
-            raise SpecError(
-                f"a structured_delegate operator gets its {key} kernel from the delegate; "
-                f"remove {key} from the dispatch table",
-                e.at("dispatch"),
-            )
-
-
 def _read_ufunc_inner_loop(
-    e: _Entry, func: FunctionSchema, structured: bool, dispatch: Dispatch
+    e: EntryFields, func: FunctionSchema, structured: bool, dispatch: Dispatch
 ) -> dict[UfuncKey, UfuncInnerLoop]:
     raw = e.entry.get("ufunc_inner_loop", {})
     if isinstance(raw, dict) and not raw:
@@ -593,7 +350,7 @@ def _read_ufunc_inner_loop(
         items = list(raw.items())
     else:
         raise SpecError(
-            f"'ufunc_inner_loop' must be a string or a mapping, not {_describe(raw)}",
+            f"'ufunc_inner_loop' must be a string or a mapping, not {describe(raw)}",
             e.at("ufunc_inner_loop"),
         )
 
@@ -607,7 +364,7 @@ def _read_ufunc_inner_loop(
             raise SpecError(f"unknown ufunc key '{key_name}'", at(key_name))
         if not isinstance(text, str):
             raise SpecError(
-                f"a ufunc inner loop must be a string, not {_describe(text)}", at(key_name)
+                f"a ufunc inner loop must be a string, not {describe(text)}", at(key_name)
             )
         ufunc_key = UfuncKey[str(key_name)]
         try:
