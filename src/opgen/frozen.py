@@ -9,9 +9,11 @@ behaviour: a generated `__init__` that calls `__post_init__`; `__eq__`,
 - **Defining a class costs one `exec`, not six.** `dataclasses` on Python 3.11
   compiles every generated method separately (`__init__`, `__repr__`,
   `__eq__`, `__hash__`, `__setattr__`, `__delattr__`), and importing opgen
-  defines about sixty frozen classes: that was a third of its import time,
-  paid by every command. Here only `__init__` is compiled; the other methods
-  are closures over `operator.attrgetter`, which compare and hash as fast.
+  defines about 180 frozen classes: that would double its import time, paid by
+  every command. Here only `__init__` is compiled; the other methods are
+  closures over `operator.attrgetter`. Those hash and compare up to 2.5x slower
+  per call than compiled ones, which a run hardly notices: opgen keys its memos
+  by identity (`benchmarks/bench_foundations.py` measures both).
 - **Constructing an instance is one store, not one per field.** Without
   `slots`, `__init__` gives the instance a new `__dict__` holding all fields at
   once instead of calling `object.__setattr__` per field; loading a spec builds
