@@ -95,6 +95,8 @@ VALUE_TYPES: dict[BaseTy, BaseCType] = {
 
 _BOOL = BaseType(BaseTy.bool)
 _TENSOR = BaseType(BaseTy.Tensor)
+_STR = BaseType(BaseTy.str)
+_SYMINT = BaseType(BaseTy.SymInt)
 
 
 class NoCppType(ValueError):
@@ -284,24 +286,34 @@ _DEFAULTS = {
 
 
 def default_expr(d: str, t: Type, *, symint: bool) -> str:
-    """The C++ expression for schema default `d` of an argument of type `t`."""
-    if d == "None" and str(t) == "Tensor?":
-        return "{}"
-    if isinstance(t, BaseType) and t.name is BaseTy.str and len(d) >= 2 and d[0] == d[-1] == "'":
-        return _cpp_string_literal(d[1:-1])
+    """The C++ expression for schema default `d` of an argument of type `t`.
+
+    An optional's `None` is `{}` for `Tensor?` (an undefined tensor) and
+    `::std::nullopt` for the others; its other defaults are its element's.
+    """
     if isinstance(t, OptionalType):
-        if d == "None":
-            return "::std::nullopt"
-        return default_expr(d, t.elem, symint=symint)
+        if d != "None":
+            return default_expr(d, t.elem, symint=symint)
+        return "{}" if t.elem == _TENSOR else "::std::nullopt"
     if isinstance(t, ListType):
-        if d.startswith("[") and d.endswith("]"):
-            return "{" + d[1:-1] + "}"
-        if symint and d.isdigit() and str(t.elem) == "SymInt":
-            return f"c10::SymInt({d})"
-        if t.size is None:
-            # Only fixed-size lists may have a scalar default (`int[2] stride=1`).
-            raise ValueError(f"a list default must be written '[...]', not '{d}'")
+        return _list_default(d, t, symint=symint)
+    if t == _STR and len(d) >= 2 and d[0] == d[-1] == "'":
+        return _cpp_string_literal(d[1:-1])
     return _DEFAULTS.get(d, d)
+
+
+def _list_default(d: str, t: ListType, *, symint: bool) -> str:
+    """`[a, b]` becomes a braced list; a single value stands for every element.
+
+    Only fixed-size lists may have a single value (`int[2] stride=1`), except
+    a digit for a `SymInt[]`, which the SymInt API must wrap.
+    """
+    if d.startswith("[") and d.endswith("]"):
+        return "{" + d[1:-1] + "}"
+    symbolic = symint and d.isdigit() and t.elem == _SYMINT
+    if t.size is None and not symbolic:
+        raise ValueError(f"a list default must be written '[...]', not '{d}'")
+    return f"c10::SymInt({d})" if symbolic else _DEFAULTS.get(d, d)
 
 
 def _cpp_string_literal(body: str) -> str:
@@ -543,20 +555,18 @@ def _with_dispatch_key_set(params: str) -> str:
 
 @frozen(eq=False)
 class CppSignatureGroup:
-    """Every C++ API overload of one function.
-
-    `signature` is the convenience form; `faithful_signature` exists when it
-    differs (TensorOptions or out arguments); the `symint_` pair exists when
-    the schema has SymInt arguments.
-    """
+    """Every C++ API overload of one function."""
 
     func: FunctionSchema
-    signature: CppSignature
+    signature: CppSignature  # the convenience form: TensorOptions packed, outs first
+    # Only where it differs from `signature` (TensorOptions or out arguments).
     faithful_signature: CppSignature | None
+    # Only where the schema has SymInt arguments: the `_symint` overloads.
     symint_signature: CppSignature | None
     symint_faithful_signature: CppSignature | None
 
     def most_faithful_signature(self) -> CppSignature:
+        """The faithful signature where there is one, else the convenience one."""
         return self.faithful_signature or self.signature
 
     def signatures(self, *, symint: bool = True) -> Iterator[CppSignature]:

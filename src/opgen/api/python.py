@@ -155,18 +155,21 @@ class PythonSignature:
     def arguments(
         self, *, skip_outputs: bool = False, skip_tensor_options: bool = False
     ) -> tuple[PythonArgument, ...]:
-        result = [*self.input_args, *self.input_kwargs]
-        if self.output_args is not None and not skip_outputs:
-            result.append(self.output_args)
+        """The parser's arguments in its order: positional, keyword-only, `out`, TensorOptions."""
+        out = self.output_args
+        tail: tuple[PythonArgument, ...] = () if out is None or skip_outputs else (out,)
         if not skip_tensor_options:
-            result.extend(self.tensor_options_args)
-        return tuple(result)
-
-    def arguments_count(self) -> int:
-        return len(self.arguments())
+            tail += self.tensor_options_args
+        return (*self.input_args, *self.input_kwargs, *tail)
 
     def output_idx(self) -> int:
+        """Where `out` is among `arguments()`: after every input."""
         return len(self.input_args) + len(self.input_kwargs)
+
+    def arguments_count(self) -> int:
+        """How many arguments the parser reads (`_r` holds one per argument)."""
+        has_out = self.output_args is not None
+        return self.output_idx() + has_out + len(self.tensor_options_args)
 
     def signature_str(self, *, skip_outputs: bool = False, symint: bool = True) -> str:
         """The `PythonArgParser` signature string."""
@@ -189,12 +192,8 @@ class PythonSignature:
         return pyi.format_function_signature(self.name, formals, self.returns_str_pyi())
 
     def _formal_arguments(self, skip_outputs: bool) -> list[PythonArgument]:
-        """`arguments(skip_outputs=...)`, as a list."""
-        result = [*self.input_args, *self.input_kwargs]
-        if self.output_args is not None and not skip_outputs:
-            result.append(self.output_args)
-        result += self.tensor_options_args
-        return result
+        """`arguments(skip_outputs=...)`, as a list to insert the `*` into."""
+        return list(self.arguments(skip_outputs=skip_outputs))
 
     def signature_str_pyi_vararg(self, *, skip_outputs: bool = False) -> str | None:
         """The `.pyi` definition taking a lone int list as varargs (`x.view(2, 3)`), if any."""
@@ -289,28 +288,14 @@ class PythonSignatureGroup:
 
 # -- argument types and defaults ------------------------------------------------------
 
+# The base types `PythonArgParser` cannot read; it names the others as the
+# schema does, except three that it spells as C++ does.
+_PARSER_UNREADABLE = frozenset({BaseTy.DimVector, BaseTy.GraphModule, BaseTy.SymBool})
 _PARSER_BASE_NAMES: dict[BaseTy, str] = {
-    BaseTy.int: "int64_t",
+    **{t: t.value for t in BaseTy if t not in _PARSER_UNREADABLE},
     BaseTy.float: "double",
+    BaseTy.int: "int64_t",
     BaseTy.str: "c10::string_view",
-    **{
-        t: str(t.value)
-        for t in (
-            BaseTy.Tensor,
-            BaseTy.bool,
-            BaseTy.QScheme,
-            BaseTy.Scalar,
-            BaseTy.ScalarType,
-            BaseTy.Generator,
-            BaseTy.Storage,
-            BaseTy.Layout,
-            BaseTy.Device,
-            BaseTy.DeviceIndex,
-            BaseTy.MemoryFormat,
-            BaseTy.Stream,
-            BaseTy.SymInt,
-        )
-    },
 }
 _PARSER_LIST_NAMES = {
     "int": "IntArrayRef",

@@ -247,17 +247,21 @@ ArgName = str | SpecialArgName
 
 @frozen(slots=True)
 class NamedCType:
+    """A C++ type and the argument it stands for; `translate` matches the pair."""
+
     name: ArgName
     type: CType
 
-    def cpp_type(self, *, strip_ref: bool = False) -> str:
-        return self.type.cpp_type(strip_ref=strip_ref)
-
-    def remove_const_ref(self) -> NamedCType:
-        return NamedCType(self.name, self.type.remove_const_ref())
-
     def with_name(self, name: str) -> NamedCType:
         return NamedCType(name, self.type)
+
+    def remove_const_ref(self) -> NamedCType:
+        """The same argument held by value: `const at::Tensor &` becomes `at::Tensor`."""
+        return NamedCType(self.name, self.type.remove_const_ref())
+
+    def cpp_type(self, *, strip_ref: bool = False) -> str:
+        """The type's C++ text (the name is not part of it)."""
+        return self.type.cpp_type(strip_ref=strip_ref)
 
 
 @frozen

@@ -39,18 +39,13 @@ InfosByKey = Mapping[str, DifferentiabilityInfo]
 _INPLACE_REFERENCE = frozenset({"_foreach_zero_"})
 # Foreach functions with a Tensor (not Tensor[]) argument that loops as a whole.
 _TENSOR_OVERLOADS = frozenset({"_foreach_add.Tensor", "_foreach_mul.Tensor", "_foreach_div.Tensor"})
-# Foreach functions without the `alpha` of their reference.
+# Foreach functions without the `alpha` of their reference: the Scalar and
+# ScalarList forms of `add` and `sub`, functional and inplace.
 _FEWER_ARGUMENTS = frozenset(
-    {
-        "_foreach_add.Scalar",
-        "_foreach_add_.Scalar",
-        "_foreach_add.ScalarList",
-        "_foreach_add_.ScalarList",
-        "_foreach_sub.Scalar",
-        "_foreach_sub_.Scalar",
-        "_foreach_sub.ScalarList",
-        "_foreach_sub_.ScalarList",
-    }
+    f"_foreach_{op}{inplace}.{overload}"
+    for op in ("add", "sub")
+    for inplace in ("", "_")
+    for overload in ("Scalar", "ScalarList")
 )
 _TENSOR = BaseType(BaseTy.Tensor)
 

@@ -11,21 +11,23 @@ from __future__ import annotations
 
 from opgen.spec.native import NativeFunction
 
-# Composites recorded as their parts (by base name); `_coalesced` because the
-# JIT has no sparse tensors.
+# Composites recorded as their parts (by base name).
 DONT_RECORD_TRACE = frozenset(
     {
-        "convolution",
+        # Convolutions, by dimension.
         "conv1d",
-        "conv2d",
-        "conv3d",
         "conv_transpose1d",
+        "conv2d",
         "conv_transpose2d",
+        "conv3d",
         "conv_transpose3d",
-        "lstm_cell",
+        "convolution",
+        # Recurrent cells.
         "gru_cell",
-        "rnn_tanh_cell",
+        "lstm_cell",
         "rnn_relu_cell",
+        "rnn_tanh_cell",
+        # The JIT has no sparse tensors.
         "_coalesced",
     }
 )

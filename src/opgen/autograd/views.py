@@ -15,13 +15,16 @@ from opgen.spec.keys import SchemaKind
 from opgen.spec.native import NativeFunction
 from opgen.spec.types import Type
 
-# Views whose metadata (dtype, conjugation, nesting) differs from their base's:
-# replayed with a view function even where as_strided is available.
+# Views whose metadata differs from their base's: replayed with a view function
+# even where as_strided is available.
 VIEW_FUNCTIONS_WITH_METADATA_CHANGE = (
+    # The dtype (complex <-> real).
     "view_as_complex",
     "view_as_real",
+    # The conjugate and negative bits.
     "_conj",
     "_neg_view",
+    # Nested tensors and their flat values.
     "_nested_get_values",
     "_nested_view_from_buffer",
     "_nested_view_from_jagged",

@@ -16,6 +16,7 @@ target and `annotated_fn_args.py` share them.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from opgen.api import cpp
 from opgen.spec.keys import Variant
@@ -124,12 +125,12 @@ SKIP_PYTHON_BINDINGS_SIGNATURES = frozenset(
     {
         "add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
         "add_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)",
-        "sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
-        "sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)",
-        "mul.Scalar(Tensor self, Scalar other) -> Tensor",
-        "mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)",
         "div.Scalar(Tensor self, Scalar other) -> Tensor",
         "div_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)",
+        "mul.Scalar(Tensor self, Scalar other) -> Tensor",
+        "mul_.Scalar(Tensor(a!) self, Scalar other) -> Tensor(a!)",
+        "sub.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor",
+        "sub_.Scalar(Tensor(a!) self, Scalar other, Scalar alpha=1) -> Tensor(a!)",
     }
 )
 
@@ -146,35 +147,32 @@ def should_generate_py_binding(f: NativeFunction) -> bool:
     return str(f.func) not in SKIP_PYTHON_BINDINGS_SIGNATURES
 
 
-def is_py_variable_method(f: NativeFunction) -> bool:
-    """A `torch.Tensor` method."""
-    return f.python_module is None and Variant.method in f.variants
+# Which functions each Python namespace binds. A function without a
+# `python_module:` is a `torch.` function (in `torch._C._VariableFunctions`), a
+# `Tensor` method, or both, as its variants say; one with `python_module: m` is
+# in `torch._C._m` only, behind `torch.m` (`torch.nn.functional` for `nn`).
+BindsFunction = Callable[[NativeFunction], bool]
 
 
-def is_py_torch_function(f: NativeFunction) -> bool:
-    """A `torch.` function (`torch._C._VariableFunctions`)."""
-    return f.python_module is None and Variant.function in f.variants
+def _at_top_level(variant: Variant) -> BindsFunction:
+    def binds(f: NativeFunction) -> bool:
+        return f.python_module is None and variant in f.variants
+
+    return binds
 
 
-def is_py_nn_function(f: NativeFunction) -> bool:
-    return f.python_module == "nn"
+def _in_module(module: str) -> BindsFunction:
+    def binds(f: NativeFunction) -> bool:
+        return f.python_module == module
+
+    return binds
 
 
-def is_py_fft_function(f: NativeFunction) -> bool:
-    return f.python_module == "fft"
-
-
-def is_py_linalg_function(f: NativeFunction) -> bool:
-    return f.python_module == "linalg"
-
-
-def is_py_nested_function(f: NativeFunction) -> bool:
-    return f.python_module == "nested"
-
-
-def is_py_sparse_function(f: NativeFunction) -> bool:
-    return f.python_module == "sparse"
-
-
-def is_py_special_function(f: NativeFunction) -> bool:
-    return f.python_module == "special"
+is_py_variable_method = _at_top_level(Variant.method)
+is_py_torch_function = _at_top_level(Variant.function)
+is_py_fft_function = _in_module("fft")
+is_py_linalg_function = _in_module("linalg")
+is_py_nested_function = _in_module("nested")
+is_py_nn_function = _in_module("nn")
+is_py_sparse_function = _in_module("sparse")
+is_py_special_function = _in_module("special")

@@ -87,8 +87,8 @@ SUPPORTED_RETURN_TYPES = frozenset(
 
 # The TensorOptions keywords and the types they must have.
 TENSOR_OPTIONS_FIELDS = {
-    "dtype": "ScalarType?",
     "device": "Device?",
+    "dtype": "ScalarType?",
     "layout": "Layout?",
     "pin_memory": "bool?",
     "requires_grad": "bool?",

@@ -29,6 +29,8 @@ _GENERIC_FACTORY_KEYS = frozenset(
     {K.CompositeExplicitAutogradNonFunctional, K.QuantizedCPU, K.QuantizedCUDA}
 )
 
+# The structured kernels' helpers, copied into every Register<Key>.cpp that needs them.
+# Emitted C++ as torchgen writes it (byte-identical output). `resize_out`.
 _RESIZE_OUT = """
 void resize_out(const Tensor &out, IntArrayRef sizes, IntArrayRef strides, const TensorOptions &options) {
   TORCH_CHECK(options.dtype() == out.dtype(),
@@ -50,6 +52,8 @@ void resize_out(const Tensor &out, IntArrayRef sizes, IntArrayRef strides, const
   }
 }
 """  # noqa: E501
+
+# Emitted C++ as torchgen writes it (byte-identical output). `check_inplace`.
 _CHECK_INPLACE = """
 void check_inplace(const Tensor &self, IntArrayRef sizes, const TensorOptions &options) {
   // These checks are needed on those operators that:
@@ -110,6 +114,7 @@ def dispatch_helpers(index: BackendIndex) -> list[str]:
     if factories is not None:
         empty, empty_strided = factories
         options = "options.device(at::kMeta)" if index.dispatch_key is K.Meta else "options"
+        # Emitted C++ as torchgen writes it (byte-identical output). `create_out`.
         helpers.append(
             "\nTensor create_out(IntArrayRef sizes, IntArrayRef strides, "
             "const TensorOptions &options) {\n"
@@ -124,6 +129,7 @@ def dispatch_helpers(index: BackendIndex) -> list[str]:
         helpers.append(_RESIZE_OUT)
     helpers.append(_CHECK_INPLACE)
     if factories is not None:
+        # Emitted C++ as torchgen writes it (byte-identical output). `maybe_create_proxy`.
         helpers.append(
             "\nstd::optional<Tensor> maybe_create_proxy(const Tensor &out, IntArrayRef sizes, "
             "IntArrayRef strides, const TensorOptions &options) {\n"

@@ -45,19 +45,23 @@ _BASE: dict[BaseTy, tuple[str, str, str]] = {
     B.Generator: ("AtenGeneratorHandle", "at::Generator", "*generator_handle_to_generator_pointer"),
 }
 
-# Results that may be skipped by passing a null pointer (outputs the caller may not want).
+# Operators (any overload whose unambiguous name contains one of these) whose
+# callers may pass a null pointer for a result they do not want.
 _NULLABLE_RESULTS = (
-    "_functional_sym_constrain_range",
-    "_scaled_dot_product_cudnn_attention",
-    "_scaled_dot_product_efficient_attention_backward",
-    "_scaled_dot_product_efficient_attention",
-    "_scaled_dot_product_flash_attention",
-    "_scaled_dot_product_fused_attention_overrideable",
-    "_thhn_fused_lstm_cell_backward_impl",
+    # Backward kernels: a caller may want only some of the gradients.
     "convolution_backward",
     "grid_sampler_2d_backward",
     "grid_sampler_3d_backward",
     "linear_backward",
+    "_thhn_fused_lstm_cell_backward_impl",
+    # Attention kernels: a caller may not want the auxiliary outputs.
+    "_scaled_dot_product_cudnn_attention",
+    "_scaled_dot_product_efficient_attention",
+    "_scaled_dot_product_efficient_attention_backward",
+    "_scaled_dot_product_flash_attention",
+    "_scaled_dot_product_fused_attention_overrideable",
+    # Its result is only a dependency token.
+    "_functional_sym_constrain_range",
 )
 
 

@@ -329,6 +329,7 @@ def mutation_kernel(run: AtenRun, f: NativeFunction, g: NativeFunctionsGroup) ->
     aliased, fresh = _redispatch_return_names(f.func, "tmp_output")
     noop_return = return_statement(f.func.returns, aliased + fresh, style)
     propagate = _propagate_mutations(f, functional, style)
+    # Emitted C++ as torchgen writes it (byte-identical output). The mutation kernel.
     return f"""
     {sig.defn(name=wrapper_name(f.func), is_redispatching_fn=True)} {{
       if ({str(run_meta).lower()} && !disable_meta_reference()) {{

@@ -37,6 +37,7 @@ def declaration(sigs: FunctionSignatures) -> str:
     f = sigs.f
     sig = sigs.dispatcher
     name = f.func.name.unambiguous_name()
+    # Emitted C++ as torchgen writes it (byte-identical output). The `at::_ops` struct.
     return f"""
 struct TORCH_API {name} {{
   using schema = {sig.type()};

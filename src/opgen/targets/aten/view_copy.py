@@ -35,6 +35,7 @@ from opgen.spec.schema import FunctionSchema
 from opgen.targets.aten.run import AtenRun
 
 # view_copy reshapes when the view is impossible (so lazy backends need no clone).
+# Emitted C++ as torchgen writes it (byte-identical output). `view_copy`'s kernel.
 _VIEW_COPY_KERNEL = """\
 at::Tensor view_copy_symint(const at::Tensor & self, at::SymIntArrayRef size) {
   c10::SymDimVector shape = infer_size_dv(size, self.sym_numel());

@@ -19,15 +19,7 @@ from collections.abc import Callable, Sequence
 
 from opgen.api import python
 from opgen.output import OutputSet, TemplateDir
-from opgen.python_bindings.bound import (
-    is_py_fft_function,
-    is_py_linalg_function,
-    is_py_nn_function,
-    is_py_special_function,
-    is_py_torch_function,
-    is_py_variable_method,
-    should_generate_py_binding,
-)
+from opgen.python_bindings import bound
 from opgen.spec.arguments import Argument
 from opgen.spec.model import Spec
 from opgen.spec.native import NativeFunction
@@ -39,12 +31,12 @@ ANNOTATED_FN_ARGS_GENERATOR = "torchgen/packaged/autograd/gen_annotated_fn_args.
 
 # Each Python namespace and the functions it binds, in the file's order.
 NAMESPACES: tuple[tuple[str, Callable[[NativeFunction], bool]], ...] = (
-    ("torch._C._VariableFunctions", is_py_torch_function),
-    ("torch._C._nn", is_py_nn_function),
-    ("torch._C._linalg", is_py_linalg_function),
-    ("torch._C._special", is_py_special_function),
-    ("torch._C._fft", is_py_fft_function),
-    ("torch.Tensor", is_py_variable_method),
+    ("torch._C._VariableFunctions", bound.is_py_torch_function),
+    ("torch._C._nn", bound.is_py_nn_function),
+    ("torch._C._linalg", bound.is_py_linalg_function),
+    ("torch._C._special", bound.is_py_special_function),
+    ("torch._C._fft", bound.is_py_fft_function),
+    ("torch.Tensor", bound.is_py_variable_method),
 )
 
 # Operators the tests cannot call with keyword arguments: only their positional ones are listed.
@@ -81,11 +73,11 @@ def annotated_args(f: NativeFunction) -> str:
 
 def annotated_lines(spec: Spec) -> list[str]:
     """Every line of the `annotated_args` table, namespace by namespace."""
-    bound = [f for f in spec.functions if should_generate_py_binding(f)]
+    bindable = [f for f in spec.functions if bound.should_generate_py_binding(f)]
     lines: list[str] = []
     for namespace, binds in NAMESPACES:
         by_operator: dict[BaseOperatorName, list[NativeFunction]] = {}
-        for f in bound:
+        for f in bindable:
             if binds(f):
                 by_operator.setdefault(f.func.name.name, []).append(f)
         lines += [f"{namespace}.{annotated_args(f)}" for fs in by_operator.values() for f in fs]

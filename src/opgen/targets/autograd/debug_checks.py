@@ -43,26 +43,26 @@ DONT_ENFORCE_SAME_TENSOR_IMPL_OR_STORAGE = frozenset(
     }
 )
 
-# Functions (wrapper names) that may return an input as is, so their results'
-# TensorImpl may be shared (pytorch/pytorch#60426), or that no tensor requiring
-# grad should reach.
+# Functions (wrapper names) whose results' TensorImpl may be used more than once.
 DONT_ENFORCE_TENSOR_IMPL_USE_COUNT = frozenset(
     {
+        # May return an input as is (pytorch/pytorch#60426).
+        "_cudnn_rnn_backward",
         "_embedding_bag",
         "_embedding_bag_forward_only",
+        "lu_unpack",
         "q_per_channel_scales",
         "q_per_channel_zero_points",
-        "lu_unpack",
-        "_cudnn_rnn_backward",
-        # These fail only the Storage check; the TensorImpl check is skipped to be safe.
+        # Break only the Storage rule; the TensorImpl check is skipped too, to be safe.
         "_cudnn_rnn",
         "dequantize_self",
+        # No tensor that requires grad should reach these.
+        "_nested_tensor_size",
+        "_nested_tensor_storage_offsets",
+        "_nested_tensor_strides",
         "lift",
         "lift_fresh",
         "lift_fresh_copy",
-        "_nested_tensor_size",
-        "_nested_tensor_strides",
-        "_nested_tensor_storage_offsets",
     }
 )
 

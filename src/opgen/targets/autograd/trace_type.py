@@ -63,6 +63,7 @@ _BELOW_TRACER = (
 # A run-time choice between two blocks; the text starts with an empty line.
 _SELECT = Template("\nif (${cond}) {\n  ${true}\n} else {\n  ${false}\n}\n")
 
+# Emitted C++ as torchgen writes it (byte-identical output). The node before the call.
 _PRE_RECORD = Template(
     """\
 torch::jit::Node* node = nullptr;
@@ -81,6 +82,7 @@ if (jit::tracer::isTracing()) {
 """
 )
 
+# Emitted C++ as torchgen writes it (byte-identical output). The outputs, after the call.
 _POST_RECORD = Template(
     """\
 if (tracer_state) {

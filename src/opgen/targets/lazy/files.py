@@ -32,19 +32,19 @@ from opgen.targets.lazy.options import LazyOptions
 PerFunction = Callable[[NativeFunction, BackendIndex, LazyOptions], list[str]]
 
 # What the generated kernels call, besides the backend's own headers.
-_KERNEL_INCLUDES = (
-    "ATen/Functions.h",
-    "ATen/native/TensorConversions.h",
-    "ATen/NativeFunctions.h",
-    "ATen/CompositeExplicitAutogradNonFunctionalFunctions.h",
-    "ATen/MetaFunctions.h",
-    "ATen/Operators.h",
-    "ATen/native/CPUFallback.h",
-    "torch/csrc/lazy/core/ir_builder.h",
-    "torch/csrc/lazy/core/lazy_graph_executor.h",
-    "torch/csrc/lazy/core/metrics.h",
-    "torch/csrc/lazy/core/shape.h",
-)
+# Emitted C++ as torchgen writes it (byte-identical output). The includes, in order.
+_KERNEL_INCLUDES = """\
+#include <ATen/Functions.h>
+#include <ATen/native/TensorConversions.h>
+#include <ATen/NativeFunctions.h>
+#include <ATen/CompositeExplicitAutogradNonFunctionalFunctions.h>
+#include <ATen/MetaFunctions.h>
+#include <ATen/Operators.h>
+#include <ATen/native/CPUFallback.h>
+#include <torch/csrc/lazy/core/ir_builder.h>
+#include <torch/csrc/lazy/core/lazy_graph_executor.h>
+#include <torch/csrc/lazy/core/metrics.h>
+#include <torch/csrc/lazy/core/shape.h>"""
 _IR_SYSTEM_INCLUDES = (
     "ATen/core/Formatting.h",
     "c10/core/ScalarType.h",
@@ -62,6 +62,7 @@ _NON_NATIVE_INCLUDES = (
 )
 
 # Converting the kernels' arguments to meta tensors, to run meta kernels for shapes.
+# Emitted C++ as torchgen writes it (byte-identical output). `to_meta`.
 _TO_META = """\
 at::Tensor to_meta(const at::Tensor& tensor) {
   // undefined tensors can't be converted to the meta device, since they don't have sizes/strides
@@ -155,10 +156,8 @@ def add_lazy_files(
     prologue, epilogue = namespace_lines(backend.cpp_namespace, max_level=2)
     namespace = {"namespace_prologue": prologue, "namespace_epilogue": epilogue}
     fallback = ["torch/csrc/lazy/ts_backend/ts_eager_fallback.h"]
-    kernel_includes = [
-        options.tensor_class_hdr,
-        options.shape_inference_hdr,
-        *_KERNEL_INCLUDES,
+    backend_headers = [options.tensor_class_hdr, options.shape_inference_hdr]
+    generated_headers = [
         f"{output_dir}/{key}NativeFunctions.h",
         f"{output_dir}/LazyIr.h",
         *(fallback if options.gen_forced_fallback_code else []),
@@ -166,7 +165,11 @@ def add_lazy_files(
     out.add_template(
         f"{key}NativeFunctions.cpp",
         {
-            "includes": [f"#include <{path}>" for path in kernel_includes],
+            "includes": [
+                *(f"#include <{path}>" for path in backend_headers),
+                *_KERNEL_INCLUDES.splitlines(),
+                *(f"#include <{path}>" for path in generated_headers),
+            ],
             "helper_fns": _TO_META,
             "native_functions_include": "",
             **namespace,

@@ -49,10 +49,10 @@ from opgen.template import indented
 # The Python module object of each namespace, which `__torch_function__` overrides receive.
 NAMESPACE_OBJECTS = {
     "torch": "THPVariableFunctionsModule",
-    "torch.nn": "THPNNVariableFunctionsModule",
     "torch.fft": "THPFFTVariableFunctionsModule",
     "torch.linalg": "THPLinalgVariableFunctionsModule",
     "torch.nested": "THPNestedVariableFunctionsModule",
+    "torch.nn": "THPNNVariableFunctionsModule",
     "torch.sparse": "THPSparseVariableFunctionsModule",
     "torch.special": "THPSpecialVariableFunctionsModule",
 }
