@@ -176,10 +176,22 @@ def _derive_group(
         )
     wants_out = any("out" in str(name) for name in base.autogen)
     gets_out = not has_out and can_have_out and wants_out
+    if gets_out and base.func.kind is not SchemaKind.inplace and _returns_written(base.func):
+        if lenient:
+            return
+        raise SpecError(
+            f"no out= variant can be derived from '{base.func.name}': it returns an argument "
+            "it writes; return nothing from it, or write the out= variant yourself",
+            base.location_of("autogen"),
+        )
     if gets_out:
         yield _derive(base, SchemaKind.out)
     if SchemaKind.functional not in group and (has_out or gets_out):
         yield _derive(base, SchemaKind.functional)
+
+
+def _returns_written(func: FunctionSchema) -> bool:
+    return any(r.is_write for r in func.returns)
 
 
 def _derive(f: NativeFunction, kind: SchemaKind) -> tuple[NativeFunction, BackendMetadata]:
