@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from opgen.api import cpp
+from opgen.api import cpp, cpp_literals
 from opgen.api.cpp import CppSignatureGroup
 from opgen.api.types import ArgumentStyle
 from opgen.spec.native import NativeFunction
@@ -111,12 +111,12 @@ def test_const_ref_for_mutable_tensors(function_of: FunctionOf) -> None:
     ],
 )
 def test_default_expr(default: str, type: str, expected: str) -> None:
-    assert cpp.default_expr(default, Type.parse(type), symint=True) == expected
+    assert cpp_literals.default_expr(default, Type.parse(type), symint=True) == expected
 
 
 def test_a_list_default_must_be_a_list() -> None:
     with pytest.raises(ValueError, match="list default"):
-        cpp.default_expr("3", Type.parse("int[]"), symint=False)
+        cpp_literals.default_expr("3", Type.parse("int[]"), symint=False)
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,7 @@ description of the convention and how it differs from the others:
 types              the C++ type model every convention shares: CTypes, Binding, Expr,
                    ArgumentStyle (torchgen's thread-local flags, passed explicitly), BindingMemo
 cpp                the public C++ API: `at::add(self, other)`, `self.add(other)`
+cpp_literals       schema defaults as C++ expressions, strings as C++ string literals
 dispatcher         how the dispatcher calls kernels and everything calls the dispatcher
 native             the functions in-tree kernels implement (`at::native::add_out`)
 structured         the `meta()` and `impl()` functions of structured kernels

@@ -36,7 +36,7 @@ import re
 from fractions import Fraction
 from struct import pack, unpack
 
-from opgen.api.cpp import cpp_string
+from opgen.api.cpp_literals import cpp_string
 from opgen.frozen import frozen
 from opgen.spec.arguments import Argument, Return
 from opgen.spec.mlx.operators import CPP_KEYWORDS

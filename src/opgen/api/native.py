@@ -16,7 +16,7 @@ Out-of-tree backends implement the dispatcher API instead (`kernel_signature`).
 
 from __future__ import annotations
 
-from opgen.api import cpp, dispatcher, translate
+from opgen.api import cpp, cpp_literals, dispatcher, translate
 from opgen.api.dispatcher import DispatcherSignature
 from opgen.api.types import (
     BOOL,
@@ -94,7 +94,7 @@ def argument(
     if isinstance(a, Argument):
         default = None
         if a.default is not None and not is_out:
-            default = cpp.default_expr(a.default, a.type, symint=symint)
+            default = cpp_literals.default_expr(a.default, a.type, symint=symint)
         ctype = argument_ctype(a.type, mutable=a.is_write, symint=symint, style=style)
         return [Binding(a.name, NamedCType(a.name, ctype), a, default)]
     options_default = None if is_out else "{}"

@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import field, replace
 
-from opgen.api import cpp, pyi
+from opgen.api import cpp_literals, pyi
 from opgen.api.types import BindingMemo
 from opgen.cached import cached
 from opgen.frozen import frozen
@@ -364,7 +364,7 @@ def pythonify_default(s: str) -> str:
 def argument(a: Argument) -> PythonArgument:
     default = None
     if a.default is not None:
-        default = pythonify_default(cpp.default_expr(a.default, a.type, symint=False))
+        default = pythonify_default(cpp_literals.default_expr(a.default, a.type, symint=False))
     return PythonArgument(a.name, a.type, default, None)
 
 
@@ -472,7 +472,7 @@ def _tensor_options_args(
         a = {"dtype": options.dtype, "layout": options.layout, "device": options.device}[part]
         if a.default is None or a.default == "None":
             return None
-        return cpp.default_expr(a.default, a.type, symint=False)
+        return cpp_literals.default_expr(a.default, a.type, symint=False)
 
     device_init = init("device")
     if device_init is None and not is_like_or_new:

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from opgen.api import cpp
+from opgen.api import cpp_literals
 from opgen.spec.arguments import Argument
 from opgen.spec.schema import FunctionSchema
 from opgen.spec.types import BaseTy, BaseType, ListType, OptionalType, Type
@@ -172,7 +172,7 @@ def arguments(flat: Iterable[Argument], skipped: set[str]) -> tuple[list[str], l
             exprs.append(
                 "std::nullopt"
                 if default is None
-                else cpp.default_expr(default, a.type, symint=False)
+                else cpp_literals.default_expr(default, a.type, symint=False)
             )
             continue
         c = convert(a.type, a.name, a.is_write)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from opgen.api import cpp
+from opgen.api import cpp, cpp_literals
 from opgen.api.signatures import FunctionSignatures
 from opgen.api.types import ArgumentStyle, Binding
 from opgen.spec.arguments import Argument, Return, TensorOptionsArguments
@@ -115,7 +115,7 @@ class DeclarationWriter:
             lines.append("allocate: true")
         lines.append(f"annotation: {s(str(a.annotation) if a.annotation else None)}")
         if a.default is not None:
-            default = cpp.default_expr(a.default, a.type, symint=False)
+            default = cpp_literals.default_expr(a.default, a.type, symint=False)
             lines.append(f"default: {s(pythonify_default(default))}")
         lines.append(f"dynamic_type: {s(dynamic_type(a.type, style))}")
         if out and field is not None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from opgen.api.cpp import cpp_string
+from opgen.api.cpp_literals import cpp_string
 from opgen.api.signatures import FunctionSignatures
 from opgen.spec.backend import BackendIndex
 from opgen.spec.native import NativeFunction

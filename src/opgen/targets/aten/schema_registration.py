@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from opgen.api.cpp import cpp_string
+from opgen.api.cpp_literals import cpp_string
 from opgen.spec.native import NativeFunction
 from opgen.spec.selection import OperatorSelection
 from opgen.targets.aten.run import AtenRun

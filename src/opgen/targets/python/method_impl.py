@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from opgen.api.cpp import cpp_string
 from opgen.api.cpp import name as cpp_name
+from opgen.api.cpp_literals import cpp_string
 from opgen.api.pyi import structseq_fieldnames, structseq_key
 from opgen.api.python import PythonSignature, PythonSignatureDeprecated, PythonSignatureGroup
 from opgen.api.signatures import SignatureSet
