@@ -96,7 +96,7 @@ TENSOR_OPTIONS_FIELDS = {
 
 
 @frozen
-class ParserOutput:
+class PythonArgParserOutputExpr:
     """One parsed argument, read back from `_r`."""
 
     expr: str  # `_r.toInt64(1)`
@@ -152,7 +152,7 @@ _LIST_UNPACK = {
 _NONE_DEFAULTS = (None, "None", "::std::nullopt", "std::nullopt")
 
 
-def unpack_method(t: Type, default: str | None, default_init: str | None) -> str:
+def arg_parser_unpack_method(t: Type, default: str | None, default_init: str | None) -> str:
     """The `_r` method that reads an argument of type `t`; ValueError if there is none."""
     if default_init is not None and str(t) not in _TYPES_WITH_DEFAULT_INIT:
         raise ValueError(f"the parser cannot give an argument of type '{t}' a computed default")
@@ -171,8 +171,8 @@ def unpack_method(t: Type, default: str | None, default_init: str | None) -> str
         if elem == "Generator":
             return "generator"
         if default_init is None and default in _NONE_DEFAULTS:
-            return unpack_method(t.elem, None, None) + "Optional"
-        return unpack_method(t.elem, default, default_init)
+            return arg_parser_unpack_method(t.elem, None, None) + "Optional"
+        return arg_parser_unpack_method(t.elem, default, default_init)
     elif isinstance(t, ListType):
         elem = str(t.elem)
         if elem == "Tensor":
@@ -183,11 +183,11 @@ def unpack_method(t: Type, default: str | None, default_init: str | None) -> str
     raise ValueError(f"the Python argument parser cannot read an argument of type '{t}'")
 
 
-def parser_output(index: int, a: PythonArgument) -> ParserOutput:
-    method = unpack_method(a.type, a.default, a.default_init)
+def arg_parser_output_expr(index: int, a: PythonArgument) -> PythonArgParserOutputExpr:
+    method = arg_parser_unpack_method(a.type, a.default, a.default_init)
     if a.default_init is None:
-        return ParserOutput(f"_r.{method}({index})", index)
-    return ParserOutput(f"_r.{method}({index}, {a.default_init})", index)
+        return PythonArgParserOutputExpr(f"_r.{method}({index})", index)
+    return PythonArgParserOutputExpr(f"_r.{method}({index}, {a.default_init})", index)
 
 
 class UnreadableArgument(ValueError):
@@ -198,13 +198,13 @@ class UnreadableArgument(ValueError):
         self.name = name
 
 
-def parser_outputs(ps: PythonSignature) -> dict[str, ParserOutput]:
+def arg_parser_output_exprs(ps: PythonSignature) -> dict[str, PythonArgParserOutputExpr]:
     """Every parsed argument of `ps`, by name; UnreadableArgument for a type the parser
     cannot read."""
     outputs = {}
     for i, a in enumerate(ps.arguments()):
         try:
-            outputs[a.name] = parser_output(i, a)
+            outputs[a.name] = arg_parser_output_expr(i, a)
         except ValueError as e:
             raise UnreadableArgument(str(e), a.name) from None
     return outputs
@@ -214,14 +214,14 @@ def parser_outputs(ps: PythonSignature) -> dict[str, ParserOutput]:
 
 
 @frozen
-class _Lambda:
+class DispatchLambdaArgs:
     formals: str
     names: tuple[str, ...]
 
 
-def _lambda(
+def dispatch_lambda_args(
     args: Arguments, method: bool, style: ArgumentStyle, memo: BindingMemo | None
-) -> _Lambda:
+) -> DispatchLambdaArgs:
     """The lambda's parameters: the C++ API's (see the module doc); defaults do not matter."""
     params = cpp.arguments(
         args,
@@ -242,28 +242,32 @@ def _lambda(
         elif type_str == "at::Tensor &" and (one_output or name not in out_names):
             type_str = "at::Tensor"  # a temporary from the parser: by value
         formals.append(f"{type_str} {name}")
-    return _Lambda(", ".join(formals), tuple(b.name for b in params.bindings))
+    return DispatchLambdaArgs(", ".join(formals), tuple(b.name for b in params.bindings))
 
 
-def _lambda_of(ps: PythonSignature, f: NativeFunction, sigs: FunctionSignatures) -> _Lambda:
+def _lambda_args_of(
+    ps: PythonSignature, f: NativeFunction, sigs: FunctionSignatures
+) -> DispatchLambdaArgs:
     func = ps.deprecated_schema if isinstance(ps, PythonSignatureDeprecated) else f.func
     args, method, style, memo = func.arguments, ps.method, sigs.style, sigs.memo
     if memo is None:
-        return _lambda(args, method, style, None)
-    return memo.derived(args, ("python.lambda", method, style.key), _lambda, method, style, memo)
+        return dispatch_lambda_args(args, method, style, None)
+    return memo.derived(
+        args, ("python.lambda", method, style.key), dispatch_lambda_args, method, style, memo
+    )
 
 
 # Returns without annotations are values: the style (how mutable tensors are passed) is moot.
 _PLAIN = ArgumentStyle()
 
 
-def lambda_return(f: NativeFunction, memo: BindingMemo | None = None) -> str:
+def dispatch_lambda_return_str(f: NativeFunction, memo: BindingMemo | None = None) -> str:
     """The lambda's return type: the C++ one without references; ValueError if `wrap` lacks it."""
     returns = f.func.returns
     if memo is None:
         text = _value_returns(returns)
     else:
-        text = memo.derived(returns, "python.lambda_return", _value_returns)
+        text = memo.derived(returns, "python.dispatch_lambda_return_str", _value_returns)
     if text not in SUPPORTED_RETURN_TYPES:
         raise ValueError(f"{f.func.name} returns {text}, which the Python bindings cannot wrap")
     return text
@@ -276,7 +280,7 @@ def _value_returns(returns: tuple[Return, ...]) -> str:
     return types[0].cpp_type() if len(types) == 1 else TupleCType(tuple(types)).cpp_type()
 
 
-def dispatch_target(f: NativeFunction) -> str:
+def cpp_dispatch_target(f: NativeFunction) -> str:
     """What the lambda calls: `self.add`, `at::add`, `torch::zeros_symint`."""
     name = cpp.name(f.func, symint_overload=f.func.has_symint())
     if Variant.method in f.variants:
@@ -287,7 +291,7 @@ def dispatch_target(f: NativeFunction) -> str:
     return f"{'torch' if factory else 'at'}::{name}"
 
 
-def dispatch_exprs(
+def cpp_dispatch_exprs(
     ps: PythonSignature, f: NativeFunction, lambda_names: Sequence[str]
 ) -> list[str]:
     """What the lambda passes to the callee: its own parameters (those of the C++ API, by
@@ -308,14 +312,14 @@ def dispatch_exprs(
 def dispatch_call(
     ps: PythonSignature,
     f: NativeFunction,
-    outputs: Mapping[str, ParserOutput],
+    outputs: Mapping[str, PythonArgParserOutputExpr],
     sigs: FunctionSignatures,
 ) -> DispatchCall:
-    """How the binding parsing `ps` (with `outputs`, its `parser_outputs`) calls `f`.
+    """How the binding parsing `ps` (with `outputs`, its `arg_parser_output_exprs`) calls `f`.
 
     ValueError where the bindings cannot call `f` so (see the module doc).
     """
-    lam = _lambda_of(ps, f, sigs)
+    lam = _lambda_args_of(ps, f, sigs)
     inits, exprs = _argument_exprs(ps, f, outputs)
     has_options = f.func.arguments.tensor_options is not None
     options_names = [a.name for a in ps.tensor_options_args]
@@ -339,9 +343,9 @@ def dispatch_call(
         raise ValueError(f"{f.func}: the Python signature has no argument {missing}") from None
     return DispatchCall(
         lam.formals,
-        lambda_return(f, sigs.memo),
-        dispatch_target(f),
-        ", ".join(dispatch_exprs(ps, f, lam.names)),
+        dispatch_lambda_return_str(f, sigs.memo),
+        cpp_dispatch_target(f),
+        ", ".join(cpp_dispatch_exprs(ps, f, lam.names)),
         tuple(inits),
         args,
         set_requires_grad,
@@ -349,7 +353,7 @@ def dispatch_call(
 
 
 def _argument_exprs(
-    ps: PythonSignature, f: NativeFunction, outputs: Mapping[str, ParserOutput]
+    ps: PythonSignature, f: NativeFunction, outputs: Mapping[str, PythonArgParserOutputExpr]
 ) -> tuple[list[str], dict[str, str]]:
     """Locals to declare, and the expression for each lambda argument by name."""
     inits: list[str] = []
@@ -375,7 +379,7 @@ def _argument_exprs(
 def _packed_options(
     ps: PythonSignature,
     f: NativeFunction,
-    outputs: Mapping[str, ParserOutput],
+    outputs: Mapping[str, PythonArgParserOutputExpr],
     names: Sequence[str],
 ) -> str:
     """`options`, packed from the parsed keywords, and the device initialised."""
@@ -409,7 +413,7 @@ def _packed_options(
 
 
 def _out_type_check(
-    f: NativeFunction, outputs: Mapping[str, ParserOutput], names: Sequence[str]
+    f: NativeFunction, outputs: Mapping[str, PythonArgParserOutputExpr], names: Sequence[str]
 ) -> str:
     """An out= call given dtype, layout or device checks them against the out tensor."""
     if not f.func.is_out_fn():

@@ -41,7 +41,7 @@ from opgen.spec.derivatives.entry import (
     output_names,
     uses,
 )
-from opgen.spec.derivatives.reader import AUTOGRAD_KEYS, load_derivatives, read_derivatives
+from opgen.spec.derivatives.reader import AUTOGRAD_KEYS, load_library_derivatives, read_derivatives
 
 __all__ = [
     "AUTOGRAD_KEYS",
@@ -52,7 +52,7 @@ __all__ = [
     "Formula",
     "FormulaHeader",
     "differentiable_inputs",
-    "load_derivatives",
+    "load_library_derivatives",
     "output_names",
     "read_derivatives",
     "uses",

@@ -44,7 +44,7 @@ _HEADER = re.compile(r'<[^\s<>"][^<>"\n]*(?<!\s)>|[^\s<>"][^<>"\n]*(?<!\s)')
 _MAX_ERRORS = 20
 
 
-def load_derivatives(path: str, functions: Iterable[NativeFunction]) -> DerivativesFile:
+def load_library_derivatives(path: str, functions: Iterable[NativeFunction]) -> DerivativesFile:
     """A library's derivatives file; raises SpecError with every diagnostic found."""
     return _read(path, functions, Dialect.LIBRARY)
 

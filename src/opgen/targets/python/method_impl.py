@@ -35,10 +35,10 @@ from opgen.autograd.views import is_tensor_list_type
 from opgen.diagnostics import SpecError
 from opgen.python_bindings.dispatch import (
     DispatchCall,
-    ParserOutput,
+    PythonArgParserOutputExpr,
     UnreadableArgument,
+    arg_parser_output_exprs,
     dispatch_call,
-    parser_outputs,
 )
 from opgen.python_bindings.overloads import Pair, parse_order
 from opgen.spec.keys import SchemaKind
@@ -243,9 +243,9 @@ def _dispatch_case(
 {indent}}}"""
 
 
-def _parser_outputs(ps: PythonSignature, f: NativeFunction) -> dict[str, ParserOutput]:
+def _parser_outputs(ps: PythonSignature, f: NativeFunction) -> dict[str, PythonArgParserOutputExpr]:
     try:
-        return parser_outputs(ps)
+        return arg_parser_output_exprs(ps)
     except UnreadableArgument as e:
         named = [a for a in f.func.arguments.flat_all if a.name == e.name]
         at = f.schema_location(*f.func.span(named[0])) if named else f.location_of("func")
@@ -259,7 +259,7 @@ def _unbindable(f: NativeFunction, error: ValueError) -> SpecError:
 def _single_dispatch(
     ps: PythonSignature,
     f: NativeFunction,
-    outputs: dict[str, ParserOutput],
+    outputs: dict[str, PythonArgParserOutputExpr],
     typenames: dict[str, str],
     signatures: SignatureSet,
 ) -> str:
@@ -280,10 +280,10 @@ def _single_dispatch(
         typename = typenames.get(_structseq_key(f))
         ending = f"return wrap({'' if typename is None else typename + ', '}{result});\n"
     inits = "\n".join(call.inits)
-    return f"{comment}\n{inits}\n{_lambda(name, call)}\n{ending}"
+    return f"{comment}\n{inits}\n{dispatch_lambda_args(name, call)}\n{ending}"
 
 
-def _lambda(name: str, call: DispatchCall) -> str:
+def dispatch_lambda_args(name: str, call: DispatchCall) -> str:
     statement = "" if call.returns == "void" else "return "
     return f"""\
 auto dispatch_{name} = []({call.formals}) -> {call.returns} {{

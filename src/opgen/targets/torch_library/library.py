@@ -18,7 +18,7 @@ from opgen.diagnostics import Diagnostic, Location, SpecError
 from opgen.frozen import frozen
 from opgen.spec.arguments import Argument
 from opgen.spec.backend import BackendMetadata
-from opgen.spec.derivatives import DerivativesEntry, FormulaHeader, load_derivatives
+from opgen.spec.derivatives import DerivativesEntry, FormulaHeader, load_library_derivatives
 from opgen.spec.keys import DispatchKey, SchemaKind
 from opgen.spec.library import PythonRef
 from opgen.spec.model import LoadOptions, Spec, load_spec
@@ -126,7 +126,7 @@ def load_library(paths: LibraryPaths) -> Library:
     derivatives: dict[str, DerivativesEntry] = {}
     headers: tuple[FormulaHeader, ...] = ()
     if paths.derivatives is not None:
-        read = load_derivatives(paths.derivatives, spec.functions)
+        read = load_library_derivatives(paths.derivatives, spec.functions)
         derivatives = {qualified_name(d.function): d for d in read.derivatives}
         headers = read.headers
     compiled = any(spec.kernels(f) for f in spec.functions)
