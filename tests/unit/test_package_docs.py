@@ -1,7 +1,9 @@
-"""Every package says what it holds: its docstring names each of its modules and subpackages.
+"""Every package says what it holds, and no module outgrows a reading.
 
-A reader opening a package's `__init__.py` finds the list there, a sentence each;
-this test keeps the lists complete as modules are added, moved or renamed.
+A reader opening a package's `__init__.py` finds the list of its modules and
+subpackages there, a sentence each; this test keeps the lists complete as modules are
+added, moved or renamed. A module over 600 lines is a sign to split it (the style
+guide's limit), so none may be.
 """
 
 from __future__ import annotations
@@ -39,3 +41,13 @@ def test_the_docstring_names_every_module(package: Path) -> None:
 def test_a_name_inside_another_word_does_not_count() -> None:
     assert unnamed("load.py  reads; preloaded; yaml.load", ["load"]) == []
     assert unnamed("preloaded files, spec.load", ["load"]) == ["load"]
+
+
+MAX_LINES = 600
+
+
+def test_no_module_is_over_600_lines() -> None:
+    lengths = {
+        p.relative_to(ROOT).as_posix(): len(p.read_text().splitlines()) for p in ROOT.rglob("*.py")
+    }
+    assert {path: n for path, n in lengths.items() if n > MAX_LINES} == {}
