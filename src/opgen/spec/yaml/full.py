@@ -1,4 +1,4 @@
-"""Any YAML document, through PyYAML: the reader for what `yaml_subset` does not read.
+"""Any YAML document, through PyYAML: the reader for what `subset` does not read.
 
 PyYAML's C parser composes the node graph; `_Builder` turns it into ordinary
 Python values, except that mappings become `YamlMap` and sequences `YamlList`,
@@ -7,7 +7,7 @@ through, are errors here, as are unhashable keys and merge keys (`<<`) that do
 not name mappings; scalars that cannot be constructed are collected as errors.
 
 `opgen.spec.yaml.load` imports this module only for documents outside the subset
-that `yaml_subset` reads, so that most runs never import PyYAML (~15 ms).
+that `subset` reads, so that most runs never import PyYAML (~15 ms).
 """
 
 from __future__ import annotations

@@ -6,9 +6,9 @@ keys, which PyYAML silently lets through, are errors.
 
 Two readers give the same values and locations. Spec files are written in a
 small part of YAML (block mappings and sequences, one-line scalars, a few flow
-sequences and literal blocks), which `yaml_subset` reads in pure Python; any
+sequences and literal blocks), which `subset` reads in pure Python; any
 other document, including every one with an error, goes to PyYAML
-(`yaml_full`), imported only then. The fast path exists because reading is in
+(`full`), imported only then. The fast path exists because reading is in
 the serial part of every run: importing PyYAML costs ~15 ms, and building
 values from its nodes ~50 ms on torch's spec.
 

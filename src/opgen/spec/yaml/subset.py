@@ -1,6 +1,6 @@
 """A pure-Python reader for the block YAML that spec files are written in.
 
-`read_subset` gives exactly what `yaml_full.read_full` (PyYAML's safe loader)
+`read_subset` gives exactly what `full.read_full` (PyYAML's safe loader)
 gives, values, types and every location alike, for documents in the subset
 below, and None for any other document, which the caller then hands to PyYAML.
 It never reports an error: a document with one is not in the subset, so

@@ -1,7 +1,7 @@
 """The values a YAML document is read into, with source locations on demand.
 
-Both YAML readers, `yaml_subset` (pure Python, for the block YAML that spec
-files are written in) and `yaml_full` (PyYAML, for everything else), build
+Both YAML readers, `subset` (pure Python, for the block YAML that spec
+files are written in) and `full` (PyYAML, for everything else), build
 ordinary Python values, except that mappings are `YamlMap`s and sequences
 `YamlList`s. These record a *position* for themselves and for each entry and
 item: whatever the reader that built them can later turn into a `Location`
