@@ -18,7 +18,8 @@ warnings, writes the sets through `opgen.writer.write_files` (atomic, only chang
 files), writes the dependency lists, and prints the target's summary.
 
 `generate` is the Python API as well: `generate(options)` of a target's `generate`
-module builds the same `Generated` without a command line.
+module builds the same `Generated` without a command line. opgen's targets are
+`LazyTarget`s, which import that module only when they run.
 
 Targets are registered in `opgen.targets.registry`; other packages add theirs through
 the `opgen.targets` entry-point group.
@@ -30,7 +31,8 @@ import argparse
 import enum
 import os
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Protocol, TextIO, TypeVar
+from importlib import import_module
+from typing import TYPE_CHECKING, Generic, Protocol, TextIO, TypeVar
 
 from opgen.frozen import frozen
 
@@ -109,6 +111,24 @@ class Target(Protocol[OptionsT]):
     def options(self, args: argparse.Namespace) -> OptionsT: ...
 
     def generate(self, options: OptionsT) -> Generated: ...
+
+
+@frozen
+class LazyTarget(Generic[OptionsT]):
+    """A target whose generation is imported only when it runs, so that building its
+    command line (and every other command's) does not pay for it."""
+
+    name: str
+    help: str
+    description: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    options: Callable[[argparse.Namespace], OptionsT]
+    generator: str  # `module:function`, the function being `generate(options) -> Generated`
+
+    def generate(self, options: OptionsT) -> Generated:
+        module, _, function = self.generator.partition(":")
+        generate: Callable[[OptionsT], Generated] = getattr(import_module(module), function)
+        return generate(options)
 
 
 def run_target(target: Target[OptionsT], args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -11,7 +11,7 @@ import argparse
 
 from opgen.jobs import add_jobs_argument, default_jobs
 from opgen.targets.aten.options import AtenOptions, Generate
-from opgen.targets.contract import Generated, RunOptions, UsageError
+from opgen.targets.contract import LazyTarget, RunOptions, UsageError
 
 _DEFAULTS = AtenOptions()
 
@@ -171,22 +171,14 @@ def options_from(args: argparse.Namespace) -> AtenOptions:
     return options
 
 
-class AtenTarget:
-    name = "aten"
-    help = "generate ATen's files, as `python -m torchgen.gen` does"
-    description = (
+TARGET = LazyTarget(
+    name="aten",
+    help="generate ATen's files, as `python -m torchgen.gen` does",
+    description=(
         "Generate ATen's files from --source-path, byte for byte as `python -m torchgen.gen` "
         "does, with the same flags."
-    )
-    add_arguments = staticmethod(add_arguments)
-    options = staticmethod(options_from)
-
-    @staticmethod
-    def generate(options: AtenOptions) -> Generated:
-        # Imported here so that the other commands do not pay for the target.
-        from opgen.targets.aten.generate import generate
-
-        return generate(options)
-
-
-TARGET = AtenTarget()
+    ),
+    add_arguments=add_arguments,
+    options=options_from,
+    generator="opgen.targets.aten.generate:generate",
+)

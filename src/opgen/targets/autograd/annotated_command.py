@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 from opgen.targets.autograd_dir import AutogradDirOptions, add_input_arguments, option_fields
-from opgen.targets.contract import Generated
+from opgen.targets.contract import LazyTarget
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,26 +22,15 @@ def options_from(args: argparse.Namespace) -> AutogradDirOptions:
     return AutogradDirOptions(**option_fields(args))
 
 
-class AnnotatedFnArgsTarget:
-    name = "annotated-fn-args"
-    help = "generate annotated_fn_args.py, as torchgen's gen_annotated_fn_args does"
-    description = (
+TARGET = LazyTarget(
+    name="annotated-fn-args",
+    help="generate annotated_fn_args.py, as torchgen's gen_annotated_fn_args does",
+    description=(
         "Generate annotated_fn_args.py (the arguments of every Python binding, for PyTorch's "
         "__torch_function__ tests), byte for byte as "
         "`python -m torchgen.packaged.autograd.gen_annotated_fn_args` does."
-    )
-    add_arguments = staticmethod(add_arguments)
-    options = staticmethod(options_from)
-
-    @staticmethod
-    def generate(options: AutogradDirOptions) -> Generated:
-        # Imported here so that the other commands do not pay for the target.
-        from opgen.spec.model import load_spec
-        from opgen.targets.autograd.annotated_fn_args import annotated_fn_args_outputs
-
-        spec = load_spec(options.native_yaml, options.tags_yaml)
-        outputs = annotated_fn_args_outputs(spec, options.out, options.autograd_dir)
-        return Generated((outputs,), model=spec)
-
-
-TARGET = AnnotatedFnArgsTarget()
+    ),
+    add_arguments=add_arguments,
+    options=options_from,
+    generator="opgen.targets.autograd.annotated_fn_args:generate",
+)

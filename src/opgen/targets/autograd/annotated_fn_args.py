@@ -21,9 +21,11 @@ from opgen.api import python
 from opgen.output import OutputSet, TemplateDir
 from opgen.python_bindings import bound
 from opgen.spec.arguments import Argument
-from opgen.spec.model import Spec
+from opgen.spec.model import Spec, load_spec
 from opgen.spec.native import NativeFunction
 from opgen.spec.schema import BaseOperatorName
+from opgen.targets.autograd_dir import AutogradDirOptions
+from opgen.targets.contract import Generated
 from opgen.template import Template
 
 # What the file's generated comment (unused by its template) names as the generator.
@@ -94,3 +96,10 @@ def annotated_fn_args_outputs(spec: Spec, out: str, autograd_dir: str) -> Output
 
     outputs.add_template("annotated_fn_args.py", env, template="annotated_fn_args.py.in")
     return outputs
+
+
+def generate(options: AutogradDirOptions) -> Generated:
+    """`opgen annotated-fn-args`: the file the options describe; raises SpecError."""
+    spec = load_spec(options.native_yaml, options.tags_yaml)
+    outputs = annotated_fn_args_outputs(spec, options.out, options.autograd_dir)
+    return Generated((outputs,), model=spec)

@@ -15,7 +15,7 @@ from opgen.targets.autograd_dir import (
     add_write_arguments,
     option_fields,
 )
-from opgen.targets.contract import Generated
+from opgen.targets.contract import LazyTarget
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -47,23 +47,15 @@ def options_from(args: argparse.Namespace) -> AutogradOptions:
     )
 
 
-class AutogradTarget:
-    name = "autograd"
-    help = "generate the autograd files, as torchgen's gen_autograd does"
-    description = (
+TARGET = LazyTarget(
+    name="autograd",
+    help="generate the autograd files, as torchgen's gen_autograd does",
+    description=(
         "Generate the autograd files (Functions, VariableType, ADInplaceOrViewType, TraceType, "
         "ViewFuncs, variable_factories) from derivatives.yaml and the spec, byte for byte as "
         "`python -m torchgen.packaged.autograd.gen_autograd` does."
-    )
-    add_arguments = staticmethod(add_arguments)
-    options = staticmethod(options_from)
-
-    @staticmethod
-    def generate(options: AutogradOptions) -> Generated:
-        # Imported here so that the other commands do not pay for the target.
-        from opgen.targets.autograd.generate import generate
-
-        return generate(options)
-
-
-TARGET = AutogradTarget()
+    ),
+    add_arguments=add_arguments,
+    options=options_from,
+    generator="opgen.targets.autograd.generate:generate",
+)

@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 
 from opgen.targets.backend.options import BackendOptions
-from opgen.targets.contract import Generated, RunOptions
+from opgen.targets.contract import LazyTarget, RunOptions
 
 
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:
@@ -65,22 +65,15 @@ def backend_options(args: argparse.Namespace) -> BackendOptions:
     )
 
 
-class BackendTarget:
-    name = "backend"
-    help = "generate an out-of-tree backend's registrations, as gen_backend_stubs does"
-    description = (
+TARGET = LazyTarget(
+    name="backend",
+    help="generate an out-of-tree backend's registrations, as gen_backend_stubs does",
+    description=(
         "Generate an out-of-tree backend's kernel class header and dispatcher registrations "
         "from its backend YAML, byte for byte as `python -m torchgen.gen_backend_stubs` does, "
         "with the same flags."
-    )
-    add_arguments = staticmethod(add_arguments)
-    options = staticmethod(backend_options)
-
-    @staticmethod
-    def generate(options: BackendOptions) -> Generated:
-        from opgen.targets.backend.generate import generate
-
-        return generate(options)
-
-
-TARGET = BackendTarget()
+    ),
+    add_arguments=add_arguments,
+    options=backend_options,
+    generator="opgen.targets.backend.generate:generate",
+)

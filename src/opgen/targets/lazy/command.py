@@ -15,7 +15,7 @@ import argparse
 import dataclasses
 
 from opgen.targets.backend.command import add_common_arguments, backend_options
-from opgen.targets.contract import Generated
+from opgen.targets.contract import LazyTarget
 from opgen.targets.lazy.options import LazyBackendOptions, LazyOptions
 
 # Upstream's own flags, with its help; the other LazyOptions fields get a generic one.
@@ -63,22 +63,15 @@ def options_from(args: argparse.Namespace) -> LazyBackendOptions:
     return LazyBackendOptions(backend_options(args), lazy)
 
 
-class LazyTarget:
-    name = "lazy"
-    help = "generate a lazy-tensor backend's IR and kernels, as gen_lazy_tensor does"
-    description = (
+TARGET = LazyTarget(
+    name="lazy",
+    help="generate a lazy-tensor backend's IR and kernels, as gen_lazy_tensor does",
+    description=(
         "Generate a lazy-tensor backend's IR node classes, kernels, kernel class header and "
         "registrations from its backend YAML, byte for byte as torchgen's gen_lazy_tensor "
         "does, with the same flags (and one per run_gen_lazy_tensor argument)."
-    )
-    add_arguments = staticmethod(add_arguments)
-    options = staticmethod(options_from)
-
-    @staticmethod
-    def generate(options: LazyBackendOptions) -> Generated:
-        from opgen.targets.lazy.generate import generate
-
-        return generate(options)
-
-
-TARGET = LazyTarget()
+    ),
+    add_arguments=add_arguments,
+    options=options_from,
+    generator="opgen.targets.lazy.generate:generate",
+)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import argparse
 
-from opgen.targets.contract import Generated
+from opgen.targets.contract import LazyTarget
 from opgen.targets.extension_flags import add_listing_arguments, run_options
 from opgen.targets.mlx.options import MlxOptions
 
@@ -31,22 +31,15 @@ def options_from(args: argparse.Namespace) -> MlxOptions:
     return MlxOptions(args.spec, run_options(args), module=args.module, namespace=args.namespace)
 
 
-class MlxTarget:
-    name = "mlx"
-    help = "generate an MLX extension (nanobind bindings with gradients) from an MLX spec"
-    description = (
+TARGET = LazyTarget(
+    name="mlx",
+    help="generate an MLX extension (nanobind bindings with gradients) from an MLX spec",
+    description=(
         "Generate an MLX extension module from an MLX operator spec: the C++ operators "
         "(custom_vjp from gradient formulas, Primitive classes for kernels), nanobind "
         "bindings, a type stub and a CMake function that builds them."
-    )
-    add_arguments = staticmethod(add_arguments)
-    options = staticmethod(options_from)
-
-    @staticmethod
-    def generate(options: MlxOptions) -> Generated:
-        from opgen.targets.mlx.generate import generate
-
-        return generate(options)
-
-
-TARGET = MlxTarget()
+    ),
+    add_arguments=add_arguments,
+    options=options_from,
+    generator="opgen.targets.mlx.generate:generate",
+)

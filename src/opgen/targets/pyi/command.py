@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 
-from opgen.targets.contract import Generated, RunOptions
+from opgen.targets.contract import LazyTarget, RunOptions
 from opgen.targets.pyi.options import PyiOptions
 
 DESCRIPTION = """\
@@ -52,19 +52,11 @@ def options_from(args: argparse.Namespace) -> PyiOptions:
     )
 
 
-class PyiTarget:
-    name = "pyi"
-    help = "generate the .pyi stubs of torch's generated bindings, as tools/pyi/gen_pyi.py does"
-    description = DESCRIPTION
-    add_arguments = staticmethod(add_arguments)
-    options = staticmethod(options_from)
-
-    @staticmethod
-    def generate(options: PyiOptions) -> Generated:
-        # Imported here so that the other commands do not pay for the target.
-        from opgen.targets.pyi.generate import generate
-
-        return generate(options)
-
-
-TARGET = PyiTarget()
+TARGET = LazyTarget(
+    name="pyi",
+    help="generate the .pyi stubs of torch's generated bindings, as tools/pyi/gen_pyi.py does",
+    description=DESCRIPTION,
+    add_arguments=add_arguments,
+    options=options_from,
+    generator="opgen.targets.pyi.generate:generate",
+)

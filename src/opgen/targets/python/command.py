@@ -13,7 +13,7 @@ from opgen.targets.autograd_dir import (
     add_write_arguments,
     option_fields,
 )
-from opgen.targets.contract import Generated
+from opgen.targets.contract import LazyTarget
 from opgen.targets.python.options import PythonOptions
 
 
@@ -28,24 +28,16 @@ def options_from(args: argparse.Namespace) -> PythonOptions:
     return PythonOptions(**option_fields(args))
 
 
-class PythonTarget:
-    name = "python"
-    help = "generate the Python bindings, as torchgen's gen_autograd_python does"
-    description = (
+TARGET = LazyTarget(
+    name="python",
+    help="generate the Python bindings, as torchgen's gen_autograd_python does",
+    description=(
         "Generate the Python bindings (python_functions, python_torch_functions, "
         "python_variable_methods, python_<module>_functions, python_return_types, "
         "python_enum_tag) from the spec, derivatives.yaml and deprecated.yaml, byte for byte "
         "as torchgen's gen_autograd_python does."
-    )
-    add_arguments = staticmethod(add_arguments)
-    options = staticmethod(options_from)
-
-    @staticmethod
-    def generate(options: PythonOptions) -> Generated:
-        # Imported here so that the other commands do not pay for the target.
-        from opgen.targets.python.generate import generate
-
-        return generate(options)
-
-
-TARGET = PythonTarget()
+    ),
+    add_arguments=add_arguments,
+    options=options_from,
+    generator="opgen.targets.python.generate:generate",
+)

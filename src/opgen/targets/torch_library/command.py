@@ -10,7 +10,7 @@ import argparse
 import os
 from typing import TYPE_CHECKING
 
-from opgen.targets.contract import Generated
+from opgen.targets.contract import LazyTarget
 from opgen.targets.extension_flags import add_listing_arguments, run_options
 
 if TYPE_CHECKING:
@@ -81,22 +81,15 @@ def options_from(args: argparse.Namespace) -> TorchLibraryOptions:
     return TorchLibraryOptions(library_paths(args), run_options(args))
 
 
-class TorchLibraryTarget:
-    name = "torch-library"
-    help = "generate a PyTorch custom-op library (C++ and Python) from a library spec"
-    description = (
+TARGET = LazyTarget(
+    name="torch-library",
+    help="generate a PyTorch custom-op library (C++ and Python) from a library spec",
+    description=(
         "Generate a PyTorch custom-op library from a library spec: schemas and registrations, "
         "kernel declarations, a C++ API, Autograd kernels from gradient formulas, and a typed "
         "Python package."
-    )
-    add_arguments = staticmethod(add_arguments)
-    options = staticmethod(options_from)
-
-    @staticmethod
-    def generate(options: TorchLibraryOptions) -> Generated:
-        from opgen.targets.torch_library.generate import generate
-
-        return generate(options)
-
-
-TARGET = TorchLibraryTarget()
+    ),
+    add_arguments=add_arguments,
+    options=options_from,
+    generator="opgen.targets.torch_library.generate:generate",
+)
