@@ -28,9 +28,10 @@ version = "1.0"
 hello = "opgen_hello:TARGET"
 aten = "opgen_hello:TARGET"
 broken = "opgen_hello_missing:TARGET"
+explodes = "opgen_hello_explodes:TARGET"
 
 [tool.setuptools]
-py-modules = ["opgen_hello"]
+py-modules = ["opgen_hello", "opgen_hello_explodes"]
 """
 
 MODULE = '''\
@@ -87,6 +88,7 @@ def plugin_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "src").mkdir()
     (root / "src" / "pyproject.toml").write_text(PYPROJECT)
     (root / "src" / "opgen_hello.py").write_text(MODULE)
+    (root / "src" / "opgen_hello_explodes.py").write_text('raise RuntimeError("not today")\n')
     site = root / "site"
     pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation"]
     subprocess.run(
@@ -135,7 +137,7 @@ def test_help_lists_plugins_after_the_builtin_commands(plugin_path: Path) -> Non
     lines = done.stdout.splitlines()
     commands = [line.split() for line in lines if line.startswith("    ") and line[4] != " "]
     names = [words[0] for words in commands]
-    assert names[-3:] == ["coverage", "broken", "hello"]
+    assert names[-4:] == ["coverage", "broken", "explodes", "hello"]
     assert commands[-1][1:3] == ["write", "hello/<operator>.txt"]
     assert commands[-2][1:4] == ["(cannot", "be", "loaded:"]
 
@@ -152,4 +154,13 @@ def test_a_plugin_that_cannot_be_loaded_is_a_usage_error(plugin_path: Path) -> N
     assert done.stderr == (
         "opgen broken: error: the target cannot be loaded: opgen_hello_missing:TARGET: "
         "No module named 'opgen_hello_missing'\n"
+    )
+
+
+def test_a_plugin_that_fails_on_import_is_a_usage_error(plugin_path: Path) -> None:
+    done = opgen(plugin_path, "explodes")
+    assert (done.returncode, done.stderr) == (
+        2,
+        "opgen explodes: error: the target cannot be loaded: "
+        "opgen_hello_explodes:TARGET: not today\n",
     )

@@ -104,7 +104,7 @@ class Target(Protocol[OptionsT]):
     def help(self) -> str: ...  # one line, for `opgen --help`
 
     @property
-    def description(self) -> str: ...  # for `opgen <name> --help`, shown as written
+    def description(self) -> str: ...  # a paragraph, for `opgen <name> --help`
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None: ...
 

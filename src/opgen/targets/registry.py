@@ -41,7 +41,7 @@ def load_target(reference: str) -> Target[Any]:
     module_name, _, attribute = reference.partition(":")
     try:
         found = getattr(importlib.import_module(module_name), attribute)
-    except (ImportError, AttributeError) as e:
+    except Exception as e:  # another package's code: whatever it raises, no traceback
         raise TargetLoadError(f"{reference}: {e}") from e
     missing = [name for name in _TARGET_MEMBERS if not hasattr(found, name)]
     if missing:
