@@ -15,7 +15,7 @@ It then runs each side once more, untimed, sampling the memory of the
 process and of any worker it forks (PSS, so shared pages count once).
 
     python benchmarks/bench_aten.py [--runs 5] [--jobs N [N ...]] [--scratch DIR]
-        [-- torchgen.gen flags]
+        [--torch-version X.Y.Z] [-- torchgen.gen flags]
 """
 
 from __future__ import annotations
@@ -32,10 +32,11 @@ from pathlib import Path
 from paired import (
     REPO,
     Scratch,
+    add_release_argument,
     compile_bytecode,
     peak_memory,
     same_tree,
-    torchgen_native_dir,
+    use_release,
 )
 
 CONFIGURATIONS = ([], ["--per-operator-headers"])
@@ -81,9 +82,10 @@ def main() -> int:
         help="write the outputs under DIR (default: the system's temporary directory); "
         "a tmpfs such as /dev/shm measures the generators without the disk",
     )
+    add_release_argument(parser)
     parser.add_argument("flags", nargs="*", help="flags for both generators")
     args = parser.parse_args()
-    aten = torchgen_native_dir().parent
+    aten, release_flags = use_release(args.torch_version)
     configurations = [args.flags] if args.flags else [list(c) for c in CONFIGURATIONS]
     compile_bytecode()
     scratch = Scratch(args.scratch)
@@ -91,7 +93,8 @@ def main() -> int:
         for flags in configurations:
             sides = [Side("torchgen.gen", [sys.executable, "-m", "torchgen.gen"])]
             for jobs in args.jobs or [None]:
-                label, generator = "opgen aten", [sys.executable, "-m", "opgen", "aten"]
+                label = "opgen aten"
+                generator = [sys.executable, "-m", "opgen", "aten", *release_flags]
                 if jobs is not None:
                     label, generator = f"{label} -j {jobs}", [*generator, "-j", str(jobs)]
                 sides.append(Side(label, generator))

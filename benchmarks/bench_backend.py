@@ -11,7 +11,7 @@ directory, as a build does; runs alternate, and the script prints both
 medians and the median of the paired ratios, after checking that the two
 output trees are identical.
 
-    python benchmarks/bench_backend.py [--runs 11]
+    python benchmarks/bench_backend.py [--runs 11] [--torch-version X.Y.Z]
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import json
 import sys
 from pathlib import Path
 
-from paired import REPO, clean_builds
+from paired import REPO, add_release_argument, clean_builds, use_release
 
 BACKENDS = REPO / "tests" / "conformance" / "data" / "backends"
 ORACLE = REPO / "tests" / "conformance" / "lazy_oracle.py"
@@ -38,14 +38,17 @@ def shape_inference_header() -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=11, help="pairs of runs (default 11)")
+    add_release_argument(parser)
     args = parser.parse_args()
+    aten, release_flags = use_release(args.torch_version)
+    source = ["--source-path", str(aten), *release_flags] if release_flags else []
     stubs_yaml = str(BACKENDS / "xla.yaml")
 
     def stubs(generator: list[str], root: Path) -> list[str]:
         return [*generator, "-s", stubs_yaml, "-o", "out"]
 
     builds = clean_builds(
-        [sys.executable, "-m", "opgen", "backend"],
+        [sys.executable, "-m", "opgen", "backend", *source],
         [sys.executable, "-m", "torchgen.gen_backend_stubs"],
         stubs,
         args.runs,
@@ -56,7 +59,7 @@ def main() -> int:
     print(builds.report("opgen backend vs gen_backend_stubs", "opgen backend", "gen_backend_stubs"))
 
     lazy_yaml, header = str(BACKENDS / "ts_lazy.yaml"), shape_inference_header()
-    ours = [sys.executable, "-m", "opgen", "lazy", "-s", lazy_yaml, "-o", "out"]
+    ours = [sys.executable, "-m", "opgen", "lazy", *source, "-s", lazy_yaml, "-o", "out"]
     ours += ["--gen-ts-lowerings", "--shape-inference-hdr", header]
     arguments = {"source_yaml": lazy_yaml, "output_dir": "out", "dry_run": False}
     arguments.update(impl_path=None, gen_ts_lowerings=True, shape_inference_hdr=header)

@@ -28,6 +28,32 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 
 
+def add_release_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--torch-version",
+        metavar="X.Y.Z",
+        help="measure against that release's torchgen and inputs, fetched as the release "
+        "conformance suite fetches them (default: the installed torch's)",
+    )
+
+
+def use_release(version: str | None) -> tuple[Path, list[str]]:
+    """The packaged ATen directory to generate from, and opgen's extra flags.
+
+    With a version, every process this script starts finds that release's torchgen
+    first (PYTHONPATH, bytecode-compiled as pip would), and opgen is told the release.
+    """
+    if version is None:
+        return torchgen_native_dir().parent, []
+    sys.path.insert(0, str(REPO / "tests" / "conformance"))
+    from releases import release_root
+
+    root = release_root(version)
+    compileall.compile_dir(str(root / "torchgen"), quiet=1)
+    os.environ["PYTHONPATH"] = str(root)
+    return root / "torchgen" / "packaged" / "ATen", ["--torch-version", version]
+
+
 def torchgen_native_dir() -> Path:
     import torchgen  # only to find the packaged spec; the timed runs import it afresh
 

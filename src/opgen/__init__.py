@@ -15,6 +15,7 @@ spec                the spec language: YAML readers with locations, schemas, the
 
 and the small pieces everything uses:
 
+releases            the torch releases opgen reproduces, and each behaviour that changed
 diagnostics         locations, `SpecError`, and rendering `file:line:col: error: ...`
 output              `OutputSet`: a root's files by relative path, rendered when written
 writer              the one writer: atomic, only changed files, in parallel

@@ -84,7 +84,9 @@ def torchgen_tree(flags: tuple[str, ...], source_path: Path, root: Path) -> Tree
     return oracle_tree(command, root, key=flags)
 
 
-def oracle_tree(command: list[str], root: Path, *, key: object) -> Tree:
+def oracle_tree(
+    command: list[str], root: Path, *, key: object, env: dict[str, str] | None = None
+) -> Tree:
     """The tree `command` (an upstream run) writes into a fresh `root`, run in `root`.
 
     With OPGEN_ORACLE_DIR set, trees are kept there between sessions, by the
@@ -96,7 +98,9 @@ def oracle_tree(command: list[str], root: Path, *, key: object) -> Tree:
     if root.exists():
         shutil.rmtree(root)
     root.mkdir(parents=True)
-    subprocess.run(command, check=True, cwd=root, capture_output=True)
+    result = subprocess.run(command, cwd=root, capture_output=True, env=env, check=False)
+    if result.returncode != 0:
+        raise AssertionError(f"{command[:4]} failed:\n{result.stderr.decode()[-3000:]}")
     tree = read_tree(root)
     if cache is not None:
         cache.mkdir(parents=True, exist_ok=True)

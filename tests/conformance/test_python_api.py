@@ -26,10 +26,14 @@ from torchgen.packaged.autograd.gen_python_functions import load_deprecated_sign
 
 import opgen.api.python as op
 import opgen.spec.native as on
+from opgen.api import pyi
+from opgen.releases import Release
 from opgen.spec.keys import Variant
 from opgen.spec.schema import FunctionSchema
 
 from .live_specs import LiveSpecs, live_specs
+
+HINTS = pyi.hints_for(Release(2, 13))  # the hints of torch 2.13's stubs
 
 ERROR = "error"
 METHODS = [False, True]
@@ -67,7 +71,7 @@ def _rendered(sig: Any, structseq: Callable[[], tuple[str, str] | None]) -> dict
         "str": _attempt(sig.signature_str),
         "str_skip_outputs": _attempt(lambda: sig.signature_str(skip_outputs=True)),
         "str_no_symint": _attempt(lambda: sig.signature_str(symint=False)),
-        "pyi": _attempt(sig.signature_str_pyi),
+        "pyi": _attempt(lambda: sig.signature_str_pyi(HINTS)),
         "pyi_skip_outputs": _attempt(lambda: sig.signature_str_pyi(skip_outputs=True)),
         "pyi_vararg": _attempt(sig.signature_str_pyi_vararg),
         "structseq": _structseq(structseq),
@@ -171,7 +175,7 @@ def _group_record(g: Any) -> tuple[Any, ...]:
         None if g.outplace is None else str(g.outplace.func.name),
         sig.signature_str(),
         sig.signature_str(symint=False),
-        _attempt(sig.signature_str_pyi),
+        _attempt(lambda: sig.signature_str_pyi(HINTS)),
         _attempt(sig.signature_str_pyi_vararg),
     )
 
@@ -198,8 +202,8 @@ def _deprecated_record(pair: Any) -> tuple[Any, ...]:
         str(sig.deprecated_schema),
         str(pair.function.func.name),
         sig.signature_str(),
-        sig.signature_str_pyi(),
-        sig.signature_str_pyi_vararg(),
+        sig.signature_str_pyi(HINTS),
+        sig.signature_str_pyi_vararg(HINTS),
         tuple(sig.deprecated_args_exprs),
     )
 

@@ -9,7 +9,10 @@ import pytest
 from opgen.api import cpp, pyi
 from opgen.api.signatures import FunctionSignatures, SignatureSet
 from opgen.api.types import BindingMemo
+from opgen.releases import Release
 from opgen.spec import Spec
+
+HINTS = pyi.hints_for(Release(2, 13))  # the hints of torch 2.13's stubs
 
 SpecOf = Callable[[str], Spec]
 
@@ -38,7 +41,7 @@ def declarations(spec: Spec, sigs: FunctionSignatures) -> list[str]:
     for m in spec.kernels(sigs.f).values():
         texts += [sigs.native(m).decl(m.kernel), sigs.native(m).ptr_type()]
     python = sigs.python()
-    texts += [python.signature_str(), python.signature_str_pyi()]
+    texts += [python.signature_str(), python.signature_str_pyi(HINTS)]
     return texts
 
 

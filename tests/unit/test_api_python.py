@@ -8,10 +8,13 @@ import pytest
 
 from opgen.api import pyi, python
 from opgen.api.python import PythonSignatureNativeFunctionPair, deprecated_signatures
+from opgen.releases import Release
 from opgen.spec import Spec
 from opgen.spec.native import NativeFunction
 from opgen.spec.schema import FunctionSchema
 from opgen.spec.types import Type
+
+HINTS = pyi.hints_for(Release(2, 13))  # the hints of torch 2.13's stubs
 
 FunctionOf = Callable[[str], NativeFunction]
 SpecOf = Callable[[str], Spec]
@@ -32,7 +35,7 @@ def test_parser_signature_renames_self_and_packs_out(function_of: FunctionOf) ->
     assert python.signature(f, method=True).signature_str() == (
         "add(Tensor other, *, Scalar alpha=1, Tensor out=None)"
     )
-    assert sig.signature_str_pyi() == (
+    assert sig.signature_str_pyi(HINTS) == (
         "def add(\n"
         "    input: Tensor,\n"
         "    other: Tensor,\n"
@@ -41,7 +44,7 @@ def test_parser_signature_renames_self_and_packs_out(function_of: FunctionOf) ->
         "    out: Tensor | None = None,\n"
         ") -> Tensor: ..."
     )
-    assert python.signature(f, method=True).signature_str_pyi().splitlines()[:2] == [
+    assert python.signature(f, method=True).signature_str_pyi(HINTS).splitlines()[:2] == [
         "def add(",
         "    self,",
     ]
@@ -66,7 +69,7 @@ def test_factories_take_tensor_options_keywords(spec_of: SpecOf) -> None:
         None,
     ]
     # Too long for one line: one parameter per line.
-    assert sig.signature_str_pyi() == (
+    assert sig.signature_str_pyi(HINTS) == (
         "def eye(\n"
         "    n: _int | SymInt,\n"
         "    *,\n"
@@ -90,8 +93,8 @@ def test_several_outputs_are_one_tuple_and_named_returns_a_structseq(
     assert sig.signature_str() == (
         "max(Tensor input, int64_t dim, bool keepdim=False, *, TensorList[2] out=None)"
     )
-    assert sig.returns_str_pyi() == "torch.return_types.max"
-    structseq = sig.returns_structseq_pyi()
+    assert sig.returns_str_pyi(HINTS) == "torch.return_types.max"
+    structseq = sig.returns_structseq_pyi(HINTS)
     assert structseq is not None
     assert structseq[1].splitlines()[:3] == [
         "class max(tuple[Tensor, Tensor]):  # fmt: skip",
@@ -103,8 +106,10 @@ def test_several_outputs_are_one_tuple_and_named_returns_a_structseq(
 def test_vararg_form_for_a_lone_int_list(function_of: FunctionOf) -> None:
     f = function_of("- func: view(Tensor(a) self, SymInt[] size) -> Tensor(a)\n  variants: method")
     sig = python.signature(f, method=True)
-    assert sig.signature_str_pyi_vararg() == ("def view(self, *size: _int | SymInt) -> Tensor: ...")
-    assert python.signature(f).signature_str_pyi_vararg() is None  # two positionals
+    assert sig.signature_str_pyi_vararg(HINTS) == (
+        "def view(self, *size: _int | SymInt) -> Tensor: ..."
+    )
+    assert python.signature(f).signature_str_pyi_vararg(HINTS) is None  # two positionals
 
 
 def test_reserved_and_inexpressible_signatures_raise(function_of: FunctionOf) -> None:
@@ -113,7 +118,7 @@ def test_reserved_and_inexpressible_signatures_raise(function_of: FunctionOf) ->
         python.signature(f)
     g = function_of("- func: g(Tensor self) -> (Tensor a, Tensor)")
     with pytest.raises(ValueError, match="structseq"):
-        python.signature(g).signature_str_pyi()
+        python.signature(g).signature_str_pyi(HINTS)
 
 
 @pytest.mark.parametrize(
@@ -130,7 +135,7 @@ def test_reserved_and_inexpressible_signatures_raise(function_of: FunctionOf) ->
     ],
 )
 def test_pyi_argument_types(text: str, expected: str) -> None:
-    assert pyi.argument_type_str(Type.parse(text)) == expected
+    assert pyi.argument_type_str(Type.parse(text), HINTS) == expected
 
 
 @pytest.mark.parametrize(
@@ -164,7 +169,7 @@ def test_deprecated_signature_binds_to_the_matching_operator(spec_of: SpecOf) ->
     assert found.signature.signature_str() == (
         "addmm(Scalar beta, Tensor input, Tensor mat1, Tensor mat2)|deprecated"
     )
-    assert found.signature.signature_str_pyi() == (
+    assert found.signature.signature_str_pyi(HINTS) == (
         "def addmm(\n"
         "    beta: Number | _complex,\n"
         "    self: Tensor,\n"

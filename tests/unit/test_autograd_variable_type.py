@@ -26,6 +26,7 @@ from opgen.autograd.model import (
     SavedAttribute,
 )
 from opgen.diagnostics import SpecError
+from opgen.releases import Release
 from opgen.spec.native import NativeFunction
 from opgen.targets.autograd.autograd_kernel import VariableTypeKernel
 from opgen.targets.autograd.saved_variables import emit_save_inputs
@@ -86,6 +87,9 @@ def make_info(
     )
 
 
+RELEASE = Release(2, 13)  # the kernels below are torch 2.13's
+
+
 def with_info(
     f: NativeFunction, info: DifferentiabilityInfo | None = None
 ) -> NativeFunctionWithDifferentiabilityInfo:
@@ -98,7 +102,7 @@ def test_an_operator_without_derivatives_gets_the_boxed_not_implemented_kernel(
     function_of: FunctionOf,
 ) -> None:
     f = function_of(MUL)
-    assert kernel_fragments(SignatureSet(), with_info(f)) == {
+    assert kernel_fragments(SignatureSet(), with_info(f), RELEASE) == {
         "type_derived_method_definitions_Default": [""],
         "wrapper_registrations_Default": [
             'm.impl("mul.Tensor", torch::autograd::autogradNotImplementedFallback());\n'
@@ -114,7 +118,7 @@ def test_an_operator_that_requires_no_derivative_only_redispatches_and_checks(
         "  dispatch:\n"
         "    CPU: argmax\n"
     )
-    fragments = kernel_fragments(SignatureSet(), with_info(f))
+    fragments = kernel_fragments(SignatureSet(), with_info(f), RELEASE)
     assert fragments["wrapper_registrations_Default"] == [
         'm.impl("argmax",\n       TORCH_FN(VariableType::argmax)\n);\n'
     ]
@@ -164,7 +168,10 @@ def test_an_out_kernel_refuses_gradients_and_tangents(function_of: FunctionOf) -
         "  dispatch:\n"
         "    CPU: foo\n"
     )
-    body = emit_body(VariableTypeKernel.of(with_info(f)), SignatureSet().of(f).dispatcher.bindings)
+    body = emit_body(
+        VariableTypeKernel.of(with_info(f), DEFAULT_KEY, RELEASE),
+        SignatureSet().of(f).dispatcher.bindings,
+    )
     assert body[3:6] == [
         "c10::intrusive_ptr<Node> grad_fn;\n",
         'if (compute_requires_grad( self )) {\n  throw_error_out_requires_grad("foo");\n}\n',
@@ -180,6 +187,33 @@ def test_an_out_kernel_refuses_gradients_and_tangents(function_of: FunctionOf) -
     ]
 
 
+def test_from_2_14_an_out_kernel_keeps_the_rebased_node_and_fires_creation_hooks(
+    function_of: FunctionOf,
+) -> None:
+    f = function_of(
+        "- func: foo.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n"
+        "  dispatch:\n"
+        "    CPU: foo_out\n"
+        "- func: foo(Tensor self) -> Tensor\n"
+        "  dispatch:\n"
+        "    CPU: foo\n"
+    )
+    kernel = VariableTypeKernel.of(with_info(f), DEFAULT_KEY, Release(2, 14))
+    body = emit_body(kernel, SignatureSet().of(f).dispatcher.bindings)
+    assert body[-5:] == [
+        "c10::intrusive_ptr<Node> _rebased_fn;\n"
+        "if (grad_fn) {\n"
+        "    _rebased_fn = rebase_history(flatten_tensor_args( out ), grad_fn);\n"
+        "}\n",
+        "TORCH_CHECK_NOT_IMPLEMENTED(!((isFwGradDefined(self) || isFwGradDefined(out))), "
+        '"Trying to use forward AD with foo_out that does not support it because it is '
+        'an out= function");\n',
+        "",
+        "if (_rebased_fn) {\n    fire_node_creation_hooks(_rebased_fn);\n}\n",
+        "return out;",
+    ]
+
+
 def test_an_input_one_formula_uses_is_saved_only_if_its_gradient_is_computed(
     function_of: FunctionOf,
 ) -> None:
@@ -191,7 +225,7 @@ def test_an_input_one_formula_uses_is_saved_only_if_its_gradient_is_computed(
             (("other",), "grad * self", [("self", TENSOR, "self")]),
         ],
     )
-    assert emit_save_inputs(VariableTypeKernel.of(with_info(f, info))) == [
+    assert emit_save_inputs(VariableTypeKernel.of(with_info(f, info), DEFAULT_KEY, RELEASE)) == [
         # Sorted by name.
         "if (grad_fn->should_compute_output(0)) {",
         "  grad_fn->other_ = SavedVariable(other, false);",
@@ -208,7 +242,7 @@ def test_a_formula_for_several_inputs_guards_what_it_wraps_in_wrap_opt_if(
     f = function_of(MUL)
     formula = "mul_backward(grad, wrap_opt_if(self, grad_input_mask[1]), other)"
     info = make_info(f, [(("self", "other"), formula, [("self", TENSOR, "self")])])
-    assert emit_save_inputs(VariableTypeKernel.of(with_info(f, info))) == [
+    assert emit_save_inputs(VariableTypeKernel.of(with_info(f, info), DEFAULT_KEY, RELEASE)) == [
         "if (grad_fn->should_compute_output(1)) {",
         "  grad_fn->self_ = SavedVariable(self, false);",
         "}",
@@ -218,7 +252,7 @@ def test_a_formula_for_several_inputs_guards_what_it_wraps_in_wrap_opt_if(
 def test_an_inplace_operator_saves_a_clone_of_self(function_of: FunctionOf) -> None:
     f = function_of("- func: exp_(Tensor(a!) self) -> Tensor(a!)\n  dispatch:\n    CPU: exp_\n")
     info = make_info(f, [(("self",), "grad * self", [("self", TENSOR, "self")])])
-    assert emit_save_inputs(VariableTypeKernel.of(with_info(f, info))) == [
+    assert emit_save_inputs(VariableTypeKernel.of(with_info(f, info), DEFAULT_KEY, RELEASE)) == [
         "if (!original_self.has_value()) original_self = self.clone();",
         "grad_fn->self_ = SavedVariable(original_self.value(), false);",
     ]
@@ -240,7 +274,7 @@ def test_a_string_is_saved_as_an_owning_copy(function_of: FunctionOf) -> None:
             )
         ],
     )
-    assert emit_save_inputs(VariableTypeKernel.of(with_info(f, info))) == [
+    assert emit_save_inputs(VariableTypeKernel.of(with_info(f, info), DEFAULT_KEY, RELEASE)) == [
         "grad_fn->approximate = std::string(approximate);"
     ]
 
@@ -259,7 +293,7 @@ def test_a_formula_needs_an_operator_with_backend_kernels(function_of: FunctionO
     f = function_of("- func: mul.Tensor(Tensor self, Tensor other) -> Tensor\n")
     info = make_info(f, [(("self",), "grad * other", [])])
     with pytest.raises(SpecError, match="add a dispatch section"):
-        kernel_fragments(SignatureSet(), with_info(f, info))
+        kernel_fragments(SignatureSet(), with_info(f, info), RELEASE)
 
 
 def test_a_formula_for_an_input_the_operator_lacks_is_an_error(function_of: FunctionOf) -> None:
@@ -268,4 +302,4 @@ def test_a_formula_for_an_input_the_operator_lacks_is_an_error(function_of: Func
     extra = Derivative("grad", "grad", ("input",), (), (), frozenset())
     info = dataclasses.replace(info, derivatives=(*info.derivatives, extra))
     with pytest.raises(SpecError, match="derivatives for input"):
-        VariableTypeKernel.of(with_info(f, info))
+        VariableTypeKernel.of(with_info(f, info), DEFAULT_KEY, RELEASE)

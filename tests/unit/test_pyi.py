@@ -9,14 +9,18 @@ from pathlib import Path
 
 import pytest
 
+from opgen.api import pyi
 from opgen.api.signatures import SignatureSet
 from opgen.cli import main
 from opgen.diagnostics import SpecError
 from opgen.python_bindings.overloads import load_deprecated
+from opgen.releases import Release
 from opgen.spec import Spec
 from opgen.targets.pyi.docs import load_docstrings
 from opgen.targets.pyi.hints import spec_stubs
 from opgen.targets.pyi.stubs import Attribute, Definition, Import, Stub, overload_set
+
+HINTS = pyi.hints_for(Release(2, 13))  # the hints of torch 2.13's stubs
 
 SPEC = """
 - func: scale(Tensor self, Scalar factor=1) -> Tensor
@@ -43,7 +47,7 @@ def spec(spec_of: SpecFromText) -> Spec:
 
 
 def test_functions_merge_out_variants_and_spell_defaults_as_python(spec: Spec) -> None:
-    stubs = spec_stubs(spec.functions, (), SignatureSet())
+    stubs = spec_stubs(spec.functions, (), SignatureSet(), HINTS)
     assert texts(stubs.functions) == {
         "cdist": [],  # torch defines cdist in Python: only its hand-written stub counts
         # Split as the C++ spelling (`at::Reduction::Mean`) made it, as upstream does.
@@ -64,7 +68,7 @@ def test_functions_merge_out_variants_and_spell_defaults_as_python(spec: Spec) -
 
 
 def test_methods_have_vararg_forms_and_keep_binding_spellings(spec: Spec) -> None:
-    stubs = spec_stubs(spec.functions, (), SignatureSet())
+    stubs = spec_stubs(spec.functions, (), SignatureSet(), HINTS)
     assert texts(stubs.methods) == {
         "grow": [
             "def grow(self, size: Sequence[_int | SymInt]) -> Tensor: ...",
@@ -76,7 +80,7 @@ def test_methods_have_vararg_forms_and_keep_binding_spellings(spec: Spec) -> Non
 
 
 def test_named_returns_define_one_structseq_class(spec: Spec) -> None:
-    stubs = spec_stubs(spec.functions, (), SignatureSet())
+    stubs = spec_stubs(spec.functions, (), SignatureSet(), HINTS)
     assert list(stubs.structseqs) == ["peak"]
     assert stubs.structseqs["peak"].startswith(
         "class peak(tuple[Tensor, Tensor]):  # fmt: skip\n"
@@ -93,7 +97,7 @@ def test_two_structseqs_of_one_name_that_differ_are_an_error(spec_of: SpecFromTe
         """
     )
     with pytest.raises(SpecError) as error:
-        spec_stubs(spec.functions, (), SignatureSet())
+        spec_stubs(spec.functions, (), SignatureSet(), HINTS)
     assert "torch.return_types.peak" in error.value.message
     assert error.value.location is not None and error.value.location.line == 3
 
@@ -185,6 +189,7 @@ TENSOR_DOCS = '''
 import torch._C
 from torch._C import _add_docstr as add_docstr
 from torch._torch_docs import parse_kwargs, notes
+
 
 
 def add_docstr_all(method, docstr):
@@ -350,7 +355,7 @@ def test_deprecated_signatures_survive_hand_written_names(
     spec = spec_of(DEPRECATED_SPEC)
     path = tmp_path / "deprecated.yaml"
     path.write_text(DEPRECATED)
-    stubs = spec_stubs(spec.functions, load_deprecated(str(path)), SignatureSet())
+    stubs = spec_stubs(spec.functions, load_deprecated(str(path)), SignatureSet(), HINTS)
     assert texts(stubs.functions) == {
         "add": [
             "def add(self: Tensor, alpha: Number | _complex, other: Tensor) -> Tensor: ...",
@@ -363,4 +368,4 @@ def test_deprecated_signatures_survive_hand_written_names(
             ") -> Tensor: ...",
         ]
     }
-    assert spec_stubs(spec.functions, (), SignatureSet()).functions == {"add": []}
+    assert spec_stubs(spec.functions, (), SignatureSet(), HINTS).functions == {"add": []}

@@ -29,6 +29,8 @@ from opgen.api.types import (
     CONST_OPTIONAL_TENSOR_REF,
     CONST_SCALAR_REF,
     CONST_TENSOR_REF,
+    DIMNAME,
+    DIMNAME_LIST,
     I_TENSOR_LIST_REF,
     INT64,
     INT_ARRAY_REF,
@@ -91,6 +93,7 @@ VALUE_TYPES: dict[BaseTy, BaseCType] = {
     BaseTy.Storage: BaseCType("at::Storage"),
     BaseTy.Stream: BaseCType("at::Stream"),
     BaseTy.SymBool: BaseCType("c10::SymBool"),
+    BaseTy.Dimname: DIMNAME,
 }
 
 
@@ -154,12 +157,14 @@ def argument_ctype(
     symint: bool,
     style: ArgumentStyle,
     owning: bool = False,
+    by_value: bool = False,
 ) -> CType:
     """The C++ parameter type of schema type `t`.
 
     `owning` asks for a type that owns its elements (`::std::vector<int64_t>`
     rather than the non-owning `at::IntArrayRef`), for values that must outlive
-    the call.
+    the call; `by_value` also asks for tensors and scalars by value (`at::Tensor`,
+    `::std::optional<at::Scalar>`) rather than by const reference.
     """
     value = value_type(t, symint=symint)
     if value is not None:
@@ -169,16 +174,16 @@ def argument_ctype(
         if t.name is BaseTy.Tensor:
             if mutable and not style.const_ref_for_mutable_tensors:
                 return MUT_TENSOR_REF
-            return CONST_TENSOR_REF
-        return CONST_SCALAR_REF
+            return TENSOR if by_value else CONST_TENSOR_REF
+        return SCALAR if by_value else CONST_SCALAR_REF
     if isinstance(t, OptionalType):
         if text == "Tensor?":
             if mutable and not style.const_ref_for_mutable_tensors:
                 # Mutable optional tensors are passed as a plain `at::Tensor &`.
                 return MUT_TENSOR_REF
-            return CONST_OPTIONAL_TENSOR_REF
+            return OptionalCType(TENSOR) if by_value else CONST_OPTIONAL_TENSOR_REF
         if text == "Scalar?":
-            return CONST_OPTIONAL_SCALAR_REF
+            return OptionalCType(SCALAR) if by_value else CONST_OPTIONAL_SCALAR_REF
         if isinstance(t.elem, ListType):
             list_elem = str(t.elem.elem)
             if list_elem == "int" or (list_elem == "SymInt" and not symint):
@@ -201,6 +206,8 @@ def argument_ctype(
             return TENSOR_LIST
         if elem_text == "Scalar":
             return ArrayRefCType(SCALAR)
+        if elem_text == "Dimname":  # `Dimname[1]` too: its size is not in its C++ type
+            return DIMNAME_LIST
         if elem_text == "Tensor?":
             return CONST_OPTIONAL_TENSOR_LIST_REF
         elem = argument_ctype(t.elem, mutable=mutable, symint=symint, style=style)

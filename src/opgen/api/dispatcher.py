@@ -41,18 +41,30 @@ def jit_arguments(func: FunctionSchema) -> list[Argument]:
 
 
 def argument_type(
-    a: Argument, *, style: ArgumentStyle, symint: bool = True, owning: bool = False
+    a: Argument,
+    *,
+    style: ArgumentStyle,
+    symint: bool = True,
+    owning: bool = False,
+    by_value: bool = False,
 ) -> NamedCType:
     ctype = cpp.argument_ctype(
-        a.type, mutable=a.is_write, symint=symint, style=style, owning=owning
+        a.type, mutable=a.is_write, symint=symint, style=style, owning=owning, by_value=by_value
     )
     return NamedCType(a.name, ctype)
 
 
 def argument(
-    a: Argument, *, style: ArgumentStyle, symint: bool = True, owning: bool = False
+    a: Argument,
+    *,
+    style: ArgumentStyle,
+    symint: bool = True,
+    owning: bool = False,
+    by_value: bool = False,
 ) -> Binding:
-    return Binding(a.name, argument_type(a, style=style, symint=symint, owning=owning), a)
+    """`owning` and `by_value`: as `cpp.argument_ctype` has them."""
+    ctype = argument_type(a, style=style, symint=symint, owning=owning, by_value=by_value)
+    return Binding(a.name, ctype, a)
 
 
 def arguments(

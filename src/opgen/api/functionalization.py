@@ -107,12 +107,18 @@ def _non_self(func: FunctionSchema) -> list[Argument]:
     return list(args[1:])
 
 
-def attributes(func: FunctionSchema, style: ArgumentStyle, *, owning: bool = True) -> list[Binding]:
-    """The fields of a specialization (owning), or its extra constructor parameters."""
+def attributes(
+    func: FunctionSchema, style: ArgumentStyle, *, owning: bool = True, by_value: bool = False
+) -> list[Binding]:
+    """The fields of a specialization (owning; with `by_value`, tensors and scalars too),
+    or its extra constructor parameters."""
     return [
         REAPPLY_VIEWS,
         INVERSE_RETURN_MODE_BINDING,
-        *[dispatcher.argument(a, style=style, owning=owning) for a in _non_self(func)],
+        *[
+            dispatcher.argument(a, style=style, owning=owning, by_value=by_value)
+            for a in _non_self(func)
+        ],
     ]
 
 

@@ -16,8 +16,8 @@ and the node keeps its operands in one of two ways:
 
 `Tensor?[]` becomes a list of optional values; `Generator` arguments are kept
 as scalars (the IR cannot lower them, but shape functions and fallbacks see
-them). Types with no lazy form (`Stream`, `QScheme`, `Storage`, ...) make the
-operator unsupported (`UnsupportedLazyOperator`).
+them). Types with no lazy form (`Stream`, `QScheme`, `Storage`, `Dimname`, ...)
+make the operator unsupported (`UnsupportedLazyOperator`).
 
 A node also has *properties*, chosen per node class: how its shape is found
 (precomputed by the kernel, computed in the constructor, or computed on demand

@@ -9,6 +9,8 @@ The `.pyi` stubs describe the same Python signatures as the argument parser
 - several named returns are a "structseq", a named-tuple-like class defined
   in `torch.return_types` and referred to by name;
 - a definition longer than 80 columns is split one parameter per line.
+
+The words differ a little between torch releases (`Hints`, from `hints_for`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from opgen.api import cpp
+from opgen.frozen import frozen
+from opgen.releases import (
+    EXACT_TENSOR_LIST_HINTS,
+    INPLACE_FOREACH_STUBS_RETURN_LISTS,
+    SYMBOLIC_SCALAR_HINTS,
+    Release,
+)
 from opgen.spec.arguments import Return
 from opgen.spec.schema import FunctionSchema
 from opgen.spec.types import BaseTy, BaseType, ListType, OptionalType, Type
@@ -28,7 +37,6 @@ _BASE_TYPES = {
     BaseTy.SymInt: "_int | SymInt",
     BaseTy.float: "_float",
     BaseTy.str: "str",
-    BaseTy.Scalar: "Number | _complex",
     BaseTy.ScalarType: "_dtype",
     BaseTy.bool: "_bool",
     BaseTy.QScheme: "_qscheme",
@@ -39,7 +47,42 @@ _BASE_TYPES = {
     BaseTy.Tensor: "Tensor",
     BaseTy.Generator: "Generator",
     BaseTy.Stream: "Stream",
+    BaseTy.Dimname: "str | EllipsisType | None",  # a name, `...` or None (unnamed)
 }
+
+
+@frozen
+class Hints:
+    """What differs between releases' hints."""
+
+    scalar: str  # the hint of Scalar
+    ordered: str  # what Tensor's <, <=, >, >= take
+    # Tensor?[] lists tuple[Tensor | None, ...], Tensor[] is never None, and an out of
+    # any type may be None; before, only a Tensor out, and every tensor list was
+    # `tuple[Tensor, ...] | list[Tensor] | None`.
+    exact_tensor_lists: bool
+    # torch._foreach_<op>_ returns its list, and Tensor.__matmul__ takes a Tensor only.
+    inplace_foreach_returns: bool
+
+
+def hints_for(release: Release) -> Hints:
+    if release.has(SYMBOLIC_SCALAR_HINTS):
+        scalar, ordered = "Number | _complex | PySymType", "Tensor | Number | PySymType | _complex"
+    else:
+        scalar, ordered = "Number | _complex", "Tensor | Number | _complex"
+    return Hints(
+        scalar,
+        ordered,
+        release.has(EXACT_TENSOR_LIST_HINTS),
+        release.has(INPLACE_FOREACH_STUBS_RETURN_LISTS),
+    )
+
+
+def returns_its_list(name: str, hints: Hints) -> bool:
+    """Whether a function that returns nothing is declared to return its tensor list:
+    an inplace foreach operator (`_foreach_add_`), from torch 2.15."""
+    inplace = name.endswith("_") and not name.endswith("__")
+    return hints.inplace_foreach_returns and inplace and name.startswith("_foreach_")
 
 
 def or_none(type_str: str) -> str:
@@ -47,49 +90,52 @@ def or_none(type_str: str) -> str:
     return f"{type_str} | None".replace(" | None | None", " | None")
 
 
-def argument_type_str(t: Type) -> str:
+def argument_type_str(t: Type, hints: Hints) -> str:
     """The hint of an argument: what the parser accepts for schema type `t`."""
     optional = isinstance(t, OptionalType)
     if isinstance(t, OptionalType):
         t = t.elem
     if isinstance(t, BaseType):
         # Types the stubs have no alias for (DimVector, SymBool...) print as nothing.
-        hint = _BASE_TYPES.get(t.name, "")
+        hint = hints.scalar if t.name is BaseTy.Scalar else _BASE_TYPES.get(t.name, "")
     elif isinstance(t, ListType):
-        hint, optional_elems = _list_type_str(t)
+        hint, optional_elems = _list_type_str(t, hints)
         optional = optional or optional_elems
     else:
         raise ValueError(f"no type hint for '{t}'")
     return or_none(hint) if optional else hint
 
 
-def _list_type_str(t: ListType) -> tuple[str, bool]:
+def _list_type_str(t: ListType, hints: Hints) -> tuple[str, bool]:
     """The hint of a list type, and whether the list may also be None."""
     elem = str(t.elem)
     if elem == "int":
         return ("_int | _size" if t.size is not None else "_size"), False
     if t.elem.is_tensor_like():
-        elem_hint = "Tensor | None" if isinstance(t.elem, OptionalType) else "Tensor"
+        optional_elems = isinstance(t.elem, OptionalType) and hints.exact_tensor_lists
+        elem_hint = "Tensor | None" if optional_elems else "Tensor"
         sequences = f"tuple[{elem_hint}, ...] | list[{elem_hint}]"
         hint = f"Tensor | {sequences}" if t.size is not None else sequences
-        return hint, isinstance(t.elem, OptionalType)
+        return hint, optional_elems or not hints.exact_tensor_lists
     if elem == "float":
         return "Sequence[_float]", False
-    elem_hint = argument_type_str(t.elem)
+    elem_hint = argument_type_str(t.elem, hints)
     if elem == "SymInt" and t.size is not None:
         return f"{elem_hint} | Sequence[{elem_hint}]", False
     return f"Sequence[{elem_hint}]", False
 
 
-def return_type_str(t: Type) -> str:
+def return_type_str(t: Type, hints: Hints) -> str:
     """The hint of a returned value: the concrete type, not everything accepted."""
     if isinstance(t, OptionalType):
-        return or_none(return_type_str(t.elem))
+        return or_none(return_type_str(t.elem, hints))
     if isinstance(t, BaseType) and t.name is BaseTy.Device:
         return "_device"
+    if isinstance(t, BaseType) and t.name is BaseTy.Dimname:
+        return "str | None"  # a returned name is never `...`
     if isinstance(t, ListType):
-        return f"tuple[{return_type_str(t.elem)}, ...]"
-    return argument_type_str(t)
+        return f"tuple[{return_type_str(t.elem, hints)}, ...]"
+    return argument_type_str(t, hints)
 
 
 def structseq_fieldnames(returns: Sequence[Return]) -> list[str]:
@@ -112,17 +158,17 @@ def structseq_key(func: FunctionSchema, fields: Sequence[str]) -> str:
     return "_".join((cpp.name(func), *fields))
 
 
-def returns_str(name: str, returns: Sequence[Return]) -> str:
+def returns_str(name: str, returns: Sequence[Return], hints: Hints) -> str:
     """The return annotation of a function named `name` with these returns."""
-    hint = returns_hint(returns)
+    hint = returns_hint(returns, hints)
     return structseq_name(name) if hint is None else hint
 
 
-def returns_hint(returns: Sequence[Return]) -> str | None:
+def returns_hint(returns: Sequence[Return], words: Hints) -> str | None:
     """The return annotation, whatever the function's name; None for a structseq."""
     if structseq_fieldnames(returns):
         return None
-    hints = [return_type_str(r.type) for r in returns]
+    hints = [return_type_str(r.type, words) for r in returns]
     if not hints:
         return "None"
     if len(hints) == 1:
@@ -135,12 +181,12 @@ def structseq_name(name: str) -> str:
     return f"torch.return_types.{name}"
 
 
-def returns_structseq(name: str, returns: Sequence[Return]) -> tuple[str, str] | None:
+def returns_structseq(name: str, returns: Sequence[Return], words: Hints) -> tuple[str, str] | None:
     """The structseq class `torch.return_types.<name>` as the stubs define it, if any."""
     fields = structseq_fieldnames(returns)
     if not fields:
         return None
-    hints = [return_type_str(r.type) for r in returns]
+    hints = [return_type_str(r.type, words) for r in returns]
     sequence = f"tuple[{', '.join(hints)}]"
     lines = [f"class {name}({sequence}):  # fmt: skip"]
     for field, hint in zip(fields, hints, strict=True):

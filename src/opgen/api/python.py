@@ -81,24 +81,34 @@ class PythonArgument:
             return f"{type_str} {name}"
         return f"{type_str} {name}={_PYTHON_DEFAULTS.get(self.default, self.default)}"
 
-    def argument_str_pyi(self, *, method: bool = False, deprecated: bool = False) -> str:
+    def argument_str_pyi(
+        self, hints: pyi.Hints, *, method: bool = False, deprecated: bool = False
+    ) -> str:
         """The parameter in a `.pyi` definition: `name: hint = default`."""
         if not deprecated and not (method and self.name == "self"):
-            return self._pyi_text
-        return self._argument_str_pyi(method=method, deprecated=deprecated)
+            return self.pyi_text(hints)
+        return self._argument_str_pyi(hints, method=method, deprecated=deprecated)
+
+    def pyi_text(self, hints: pyi.Hints) -> str:
+        """The usual `.pyi` parameter, kept for each release's hints."""
+        texts = self._pyi_texts
+        text = texts.get(hints)
+        if text is None:
+            text = texts[hints] = self._argument_str_pyi(hints, method=False, deprecated=False)
+        return text
 
     @cached
-    def _pyi_text(self) -> str:
-        return self._argument_str_pyi(method=False, deprecated=False)
+    def _pyi_texts(self) -> dict[pyi.Hints, str]:
+        return {}
 
-    def _argument_str_pyi(self, *, method: bool, deprecated: bool) -> str:
-        type_str = pyi.argument_type_str(self.type)
+    def _argument_str_pyi(self, hints: pyi.Hints, *, method: bool, deprecated: bool) -> str:
+        type_str = pyi.argument_type_str(self.type, hints)
         name = self.name
         if name == "self" and type_str == "Tensor" and not method and not deprecated:
             name = "input"
         if name == "from":  # a Python keyword
             name = "from_"
-        if name == "out" and not deprecated:
+        if name == "out" and not deprecated and (hints.exact_tensor_lists or type_str == "Tensor"):
             # The stubs merge the out= and functional overloads: `out` may be None.
             type_str = pyi.or_none(type_str)
         default = self.default
@@ -181,21 +191,23 @@ class PythonSignature:
             formals = [a.argument_str(method=method, symint=symint) for a in args]
         return f"{self.name}({', '.join(self._with_star(formals))})"
 
-    def signature_str_pyi(self, *, skip_outputs: bool = False) -> str:
+    def signature_str_pyi(self, hints: pyi.Hints, *, skip_outputs: bool = False) -> str:
         """The `.pyi` definition."""
         args = self._formal_arguments(skip_outputs)
         if self.method:
-            formals = self._with_star([a.argument_str_pyi(method=True) for a in args])
+            formals = self._with_star([a.argument_str_pyi(hints, method=True) for a in args])
             formals.insert(0, "self")
         else:  # the usual texts, kept by each argument
-            formals = self._with_star([a._pyi_text for a in args])
-        return pyi.format_function_signature(self.name, formals, self.returns_str_pyi())
+            formals = self._with_star([a.pyi_text(hints) for a in args])
+        return pyi.format_function_signature(self.name, formals, self.returns_str_pyi(hints))
 
     def _formal_arguments(self, skip_outputs: bool) -> list[PythonArgument]:
         """`arguments(skip_outputs=...)`, as a list to insert the `*` into."""
         return list(self.arguments(skip_outputs=skip_outputs))
 
-    def signature_str_pyi_vararg(self, *, skip_outputs: bool = False) -> str | None:
+    def signature_str_pyi_vararg(
+        self, hints: pyi.Hints, *, skip_outputs: bool = False
+    ) -> str | None:
         """The `.pyi` definition taking a lone int list as varargs (`x.view(2, 3)`), if any."""
         args = self.arguments(skip_outputs=skip_outputs)
         if not args or len(self.input_args) != 1:
@@ -203,22 +215,24 @@ class PythonSignature:
         first = args[0].type
         if not (isinstance(first, ListType) and str(first.elem) in ("int", "SymInt")):
             return None
-        formals = [a.argument_str_pyi(method=self.method) for a in args]
-        formals[0] = f"*{args[0].name}: {pyi.argument_type_str(first.elem)}"
+        formals = [a.argument_str_pyi(hints, method=self.method) for a in args]
+        formals[0] = f"*{args[0].name}: {pyi.argument_type_str(first.elem, hints)}"
         if self.method:
             formals.insert(0, "self")
-        return pyi.format_function_signature(self.name, formals, self.returns_str_pyi())
+        return pyi.format_function_signature(self.name, formals, self.returns_str_pyi(hints))
 
-    def returns_str_pyi(self) -> str:
+    def returns_str_pyi(self, hints: pyi.Hints) -> str:
+        if not self.returns and pyi.returns_its_list(self.name, hints):
+            return "tuple[Tensor, ...] | list[Tensor]"
         memo = self.memo
         if memo is None:
-            return pyi.returns_str(self.name, self.returns)
+            return pyi.returns_str(self.name, self.returns, hints)
         returns = self.returns
-        hints = memo.derived(returns, "pyi.returns", pyi.returns_hint)
-        return hints if hints is not None else pyi.structseq_name(self.name)
+        hint = memo.derived(returns, ("pyi.returns", hints), lambda r: pyi.returns_hint(r, hints))
+        return hint if hint is not None else pyi.structseq_name(self.name)
 
-    def returns_structseq_pyi(self) -> tuple[str, str] | None:
-        return pyi.returns_structseq(self.name, self.returns)
+    def returns_structseq_pyi(self, hints: pyi.Hints) -> tuple[str, str] | None:
+        return pyi.returns_structseq(self.name, self.returns, hints)
 
     def _with_star(self, formals: list[str]) -> list[str]:
         positional = len(self.input_args)
@@ -243,15 +257,17 @@ class PythonSignatureDeprecated(PythonSignature):
     def signature_str(self, *, skip_outputs: bool = False, symint: bool = True) -> str:
         return super().signature_str(skip_outputs=skip_outputs, symint=symint) + "|deprecated"
 
-    def signature_str_pyi(self, *, skip_outputs: bool = False) -> str:
+    def signature_str_pyi(self, hints: pyi.Hints, *, skip_outputs: bool = False) -> str:
         formals = [
-            a.argument_str_pyi(method=self.method, deprecated=True)
+            a.argument_str_pyi(hints, method=self.method, deprecated=True)
             for a in self.arguments(skip_outputs=skip_outputs)
         ]
         formals = self._with_star(formals)
-        return pyi.format_function_signature(self.name, formals, self.returns_str_pyi())
+        return pyi.format_function_signature(self.name, formals, self.returns_str_pyi(hints))
 
-    def signature_str_pyi_vararg(self, *, skip_outputs: bool = False) -> str | None:
+    def signature_str_pyi_vararg(
+        self, hints: pyi.Hints, *, skip_outputs: bool = False
+    ) -> str | None:
         return None  # the stubs have no vararg forms of deprecated signatures
 
 
@@ -302,6 +318,7 @@ _PARSER_LIST_NAMES = {
     "SymInt": "SymIntArrayRef",
     "Tensor": "TensorList",
     "Scalar": "ScalarList",
+    "Dimname": "DimnameList",
 }
 
 

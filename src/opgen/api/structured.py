@@ -23,6 +23,7 @@ from opgen.api import cpp
 from opgen.api.types import (
     CONST_SCALAR_REF,
     CONST_TENSOR_REF,
+    DIMNAME_LIST,
     I_OPT_TENSOR_LIST_REF,
     I_TENSOR_LIST_REF,
     INT_ARRAY_REF,
@@ -68,6 +69,8 @@ def argument_ctype(t: Type, *, mutable: bool) -> CType:
             return I_OPT_TENSOR_LIST_REF
         if elem_text == "int":
             return INT_ARRAY_REF
+        if elem_text == "Dimname":
+            return DIMNAME_LIST
         return ArrayRefCType(argument_ctype(t.elem, mutable=mutable))
     raise cpp.NoCppType(f"'{t}' has no structured-kernel type")
 

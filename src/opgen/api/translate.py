@@ -16,7 +16,9 @@ arguments of the same name convert into each other, except for TensorOptions,
 which is packed from or unpacked into its four parts.
 
 Some conversions copy (an `at::IntArrayRef` into a `::std::vector<int64_t>`);
-those are allowed only with `allow_expensive_conversions`.
+those are allowed only with `allow_expensive_conversions`. With `copy_tensors` as
+well (torch 2.14 on), a tensor or optional tensor is copied straight from its const
+reference.
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ from opgen.api.types import (
     SCALAR_TYPE,
     SYM_INT,
     SYM_INT_ARRAY_REF,
+    TENSOR,
     TENSOR_OPTIONS,
     ArgName,
     ArrayRefCType,
@@ -150,6 +153,13 @@ _COPIES: _Rules = {
     ),
 }
 
+# ... and, from torch 2.14, tensors copied from their const references first.
+_TENSOR_COPIES: _Rules = {
+    **_COPIES,
+    TENSOR: ((CONST_TENSOR_REF, "{arg}"),),
+    OPTIONAL_TENSOR: ((CONST_OPTIONAL_TENSOR_REF, "{arg}"), *_COPIES[OPTIONAL_TENSOR]),
+}
+
 
 class UnsatError(RuntimeError):
     """No expression of the goal's type can be built from the bindings."""
@@ -198,13 +208,17 @@ def translate(
     *,
     method: bool = False,
     allow_expensive_conversions: bool = False,
+    copy_tensors: bool = False,
 ) -> list[Expr]:
     """An expression for each goal, built from the bindings.
 
     `method` says the code is inside a Tensor method, where `self` is `*this`.
     """
     goal_types = [g.nctype if isinstance(g, Binding) else g for g in goals]
-    solver = _Solver(_scope(bindings, method), goal_types, allow_expensive_conversions)
+    copies = None
+    if allow_expensive_conversions:
+        copies = _TENSOR_COPIES if copy_tensors else _COPIES
+    solver = _Solver(_scope(bindings, method), goal_types, copies)
     exprs = []
     for goal in goal_types:
         found = solver.solve(goal.name, goal.type, direct=False)
@@ -260,12 +274,10 @@ class _Solver:
     """The search; each step returns None where it finds nothing, so that failed
     attempts cost no exception."""
 
-    def __init__(
-        self, scope: _Scope, goals: list[NamedCType], allow_expensive_conversions: bool
-    ) -> None:
+    def __init__(self, scope: _Scope, goals: list[NamedCType], copies: _Rules | None) -> None:
         self.scope = scope
         self.goals = goals
-        self.allow_expensive_conversions = allow_expensive_conversions
+        self.copies = copies  # the copying conversions allowed, if any
 
     def unsat(self, goal: NamedCType) -> UnsatError:
         available = "\n".join(
@@ -331,8 +343,8 @@ class _Solver:
         if isinstance(name, str) and name in _OPTION_PARTS and t == _OPTION_PARTS[name][0]:
             return self.option_part(name)
         rules = _CONVERSIONS.get(t)
-        if rules is None and self.allow_expensive_conversions:
-            rules = _COPIES.get(t)
+        if rules is None and self.copies is not None:
+            rules = self.copies.get(t)
         if rules is None:
             return None
         for source, written in rules:

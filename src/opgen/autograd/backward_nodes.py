@@ -13,7 +13,9 @@ per info:
   (`saved_member`): tensors in a `SavedVariable` (`<name>_`), tensor lists in a
   vector of them that can be released only once, array references copied into
   owning vectors, other values by value. The type also decides the Python
-  property python_functions.cpp defines for it (`Getter`);
+  property python_functions.cpp defines for it (`Getter`). A saved output is
+  unpacked with the node itself as its grad_fn: `getptr()`, or before torch
+  2.13, when nodes were held by `std::shared_ptr`, `shared_from_this()`;
 - the arguments of its functional form (`<op>_apply_functional`): the list
   sizes, the saved values, and `retain_variables` when a formula reads it.
 
@@ -60,6 +62,7 @@ from opgen.autograd.model import (
 from opgen.autograd.views import VIEW_FUNCTIONS
 from opgen.diagnostics import SpecError
 from opgen.frozen import frozen
+from opgen.releases import INTRUSIVE_NODES, NEWEST, Release
 from opgen.spec.schema import FunctionSchema
 
 LONG = BaseCType("int64_t")
@@ -177,8 +180,8 @@ def _derived_foreach_infos(
                 yield info
 
 
-def backward_node(info: DifferentiabilityInfo) -> BackwardNode:
-    """The node of an info with derivatives."""
+def backward_node(info: DifferentiabilityInfo, release: Release = NEWEST) -> BackwardNode:
+    """The node of an info with derivatives, as `release` defines it."""
     assert info.op is not None, f"{info.name} has derivatives but no node class"
     inputs = tuple(
         NodeInput(arg.name, arg.type in TENSOR_LIST_BINDING_TYPES)
@@ -187,11 +190,11 @@ def backward_node(info: DifferentiabilityInfo) -> BackwardNode:
     saved = tuple(
         [
             *(
-                saved_member(info, var, is_output=False)
+                saved_member(info, var, is_output=False, release=release)
                 for var in sorted(info.all_saved_inputs, key=_saved_name)
             ),
             *(
-                saved_member(info, var, is_output=True)
+                saved_member(info, var, is_output=True, release=release)
                 for var in sorted(info.all_saved_outputs, key=_saved_name)
             ),
         ]
@@ -212,13 +215,19 @@ def _saved_name(var: SavedAttribute) -> str:
 
 
 def saved_member(
-    info: DifferentiabilityInfo, var: SavedAttribute, *, is_output: bool
+    info: DifferentiabilityInfo,
+    var: SavedAttribute,
+    *,
+    is_output: bool,
+    release: Release,
 ) -> SavedMember:
     """How the node of `info` holds saved value `var` (an input's, or an output's)."""
     name = str(var.nctype.name)
     t = var.nctype.type
+    # A saved output is unpacked with the node as its grad_fn.
+    node = _self_pointer(release) if is_output else None
     if t in _SAVED_VARIABLE_TYPES or (t == SCALAR and is_output):
-        return _saved_variable(name, is_output)
+        return _saved_variable(name, is_output, node)
     if t in _SAVED_LIST_TYPES:
         foreach = info.func.func.name.name.base.startswith("_foreach")
         if t == VectorCType(TENSOR) and not (foreach and is_output):
@@ -228,9 +237,9 @@ def saved_member(
                 "the result of a foreach function may be",
                 info.location,
             )
-        return _saved_list(name, is_output, optional=False)
+        return _saved_list(name, is_output, node, optional=False)
     if t == ListCType(OPTIONAL_TENSOR):
-        return _saved_list(name, is_output, optional=True)
+        return _saved_list(name, is_output, node, optional=True)
     if t == ArrayRefCType(SCALAR):
         return _saved_scalar_list(name, is_output)
     owned = _OWNED_VALUE_TYPES.get(t)
@@ -248,13 +257,18 @@ def saved_member(
     return _saved_value(name, is_output, member_type, "", _VALUE_GETTERS.get(t))
 
 
-def _saved_variable(name: str, is_output: bool) -> SavedMember:
+def _self_pointer(release: Release) -> str:
+    """The expression of a node's pointer to itself, in its member functions."""
+    return "getptr()" if release.has(INTRUSIVE_NODES) else "shared_from_this()"
+
+
+def _saved_variable(name: str, is_output: bool, node: str | None) -> SavedMember:
     return SavedMember(
         name=name,
         is_output=is_output,
         declarations=(f"SavedVariable {name}_;",),
         release=(f"{name}_.reset_data();",),
-        unpack=f"auto {name} = {name}_.unpack({'getptr()' if is_output else ''});",
+        unpack=f"auto {name} = {name}_.unpack({node or ''});",
         check=None,
         member=f"{name}_",
         saved_variable=True,
@@ -263,12 +277,11 @@ def _saved_variable(name: str, is_output: bool) -> SavedMember:
     )
 
 
-def _saved_list(name: str, is_output: bool, *, optional: bool) -> SavedMember:
+def _saved_list(name: str, is_output: bool, node: str | None, *, optional: bool) -> SavedMember:
     if optional:
         unpack, ref_type = f"unpack_opt_list({name}_)", "torch::List<std::optional<Tensor>>&"
     else:
-        owner = "getptr()" if is_output else "nullptr"
-        unpack, ref_type = f"unpack_list({name}_, {owner})", "std::vector<Tensor>&"
+        unpack, ref_type = f"unpack_list({name}_, {node or 'nullptr'})", "std::vector<Tensor>&"
     return SavedMember(
         name=name,
         is_output=is_output,

@@ -7,7 +7,8 @@ internal, by C++ name (`SKIP_PYTHON_BINDINGS`, regular expressions matching
 the whole name) or by exact schema, and functions the code generator made up
 (tagged `generated`, except `view_copy` ones, which were exposed before they
 were generated). A bound function's namespace follows from its
-`python_module:` and its variants.
+`python_module:` and its variants. Before torch 2.12, a few Tensor queries
+(`dim`, `numel`, ...) still had generated bindings (`HANDWRITTEN_TENSOR_QUERIES`).
 
 Facts from torchgen/packaged/autograd/gen_python_functions.py; the bindings
 target and `annotated_fn_args.py` share them.
@@ -19,6 +20,7 @@ import re
 from collections.abc import Callable
 
 from opgen.api import cpp
+from opgen.releases import HANDWRITTEN_TENSOR_QUERIES, NEWEST, Release
 from opgen.spec.keys import Variant
 from opgen.spec.native import NativeFunction
 
@@ -134,15 +136,29 @@ SKIP_PYTHON_BINDINGS_SIGNATURES = frozenset(
     }
 )
 
-# One pattern for all: a name is skipped when some pattern matches all of it.
-_SKIPPED_NAME = re.compile("|".join(f"(?:{pattern})" for pattern in SKIP_PYTHON_BINDINGS))
+# The names of SKIP_PYTHON_BINDINGS that HANDWRITTEN_TENSOR_QUERIES added.
+_TENSOR_QUERIES = frozenset({"dim", "get_device", "is_contiguous", "numel", "storage_offset"})
 
 
-def should_generate_py_binding(f: NativeFunction) -> bool:
-    """Whether `f` gets a generated Python binding (in some namespace)."""
+def _skipped_name(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    """One pattern for all: a name is skipped when some pattern matches all of it."""
+    return re.compile("|".join(f"(?:{pattern})" for pattern in patterns))
+
+
+_SKIPPED_NAME = _skipped_name(SKIP_PYTHON_BINDINGS)
+_SKIPPED_NAME_BEFORE_2_12 = _skipped_name(
+    tuple(p for p in SKIP_PYTHON_BINDINGS if p not in _TENSOR_QUERIES)
+)
+
+
+def should_generate_py_binding(f: NativeFunction, release: Release = NEWEST) -> bool:
+    """Whether `f` gets a generated Python binding (in some namespace) in `release`."""
     if "generated" in f.tags and "view_copy" not in f.tags:
         return False
-    if _SKIPPED_NAME.fullmatch(cpp.name(f.func)):
+    skipped = (
+        _SKIPPED_NAME if release.has(HANDWRITTEN_TENSOR_QUERIES) else _SKIPPED_NAME_BEFORE_2_12
+    )
+    if skipped.fullmatch(cpp.name(f.func)):
         return False
     return str(f.func) not in SKIP_PYTHON_BINDINGS_SIGNATURES
 

@@ -20,6 +20,8 @@ The lambda takes the C++ API's arguments (TensorOptions packed into
 - a mutable tensor is taken by value, since the parser's outputs are
   temporaries, unless it is one of several outputs, which are unpacked into a
   local (`auto out = _r.tensorlist_n<2>(3);`) and passed as `out[i]`;
+- an optional list of dimension names (`Dimname[]?`, torch 2.12 and before)
+  is unwrapped into a local `::std::optional<DimnameList>` first;
 - its return type drops annotations (a value, never a reference to a
   temporary), and must be one `wrap()` handles (`SUPPORTED_RETURN_TYPES`);
 - a deprecated signature calls with its own argument order and constants.
@@ -124,7 +126,9 @@ class DispatchCall:
 # -- parser outputs ------------------------------------------------------------------
 
 # Unpack methods of the base types whose method is their name in lower case, and of the rest.
-_LOWER_CASE_UNPACK = frozenset({BaseTy.Tensor, BaseTy.Stream, BaseTy.Storage, BaseTy.Scalar})
+_LOWER_CASE_UNPACK = frozenset(
+    {BaseTy.Tensor, BaseTy.Stream, BaseTy.Storage, BaseTy.Scalar, BaseTy.Dimname}
+)
 _BASE_UNPACK = {
     BaseTy.ScalarType: "scalartype",
     BaseTy.Device: "device",
@@ -148,6 +152,7 @@ _LIST_UNPACK = {
     "float": "doublelist",
     "SymInt": "symintlist",
     "Scalar": "scalarlist",
+    "Dimname": "dimnamelist",  # `Dimname[1]` too: the parser accepts any length
 }
 _NONE_DEFAULTS = (None, "None", "::std::nullopt", "std::nullopt")
 
@@ -170,6 +175,8 @@ def arg_parser_unpack_method(t: Type, default: str | None, default_init: str | N
             return "optionalTensor"
         if elem == "Generator":
             return "generator"
+        if elem == "Dimname[]":
+            return "toDimnameListOptional"
         if default_init is None and default in _NONE_DEFAULTS:
             return arg_parser_unpack_method(t.elem, None, None) + "Optional"
         return arg_parser_unpack_method(t.elem, default, default_init)
@@ -369,11 +376,26 @@ def _argument_exprs(
             inits.append(f"auto out = {expr};")
             for i, out in enumerate(a.outputs):
                 exprs[out.name] = f"out[{i}]"
+        elif str(a.type) == "Dimname[]?":
+            inits.extend(_optional_dimname_list(name, expr))
+            exprs[name] = name
         else:
             exprs[name] = expr
     if ps.method:  # the bound tensor, not a parsed argument
         exprs["self"] = "self"
     return inits, exprs
+
+
+def _optional_dimname_list(name: str, expr: str) -> tuple[str, str]:
+    """The locals of a `Dimname[]?` argument. `_r` hands back the names as an owning vector
+    in an optional and the lambda takes a view in an optional; C++ does not convert one
+    optional into the other, so a local holds the view."""
+    # Emitted C++ as torchgen writes it (byte-identical output).
+    return (
+        f"auto __{name} = {expr};",
+        f"::std::optional<DimnameList> {name} = __{name} ? "
+        f"::std::make_optional(DimnameList(__{name}.value())) : ::std::nullopt;",
+    )
 
 
 def _packed_options(

@@ -14,8 +14,9 @@ bound to the functions they call. Then:
   signature text, then an overload that accepts what another does, and more,
   goes after it. A Python number also parses as a Tensor and a 0-dim tensor
   as a Scalar, so `Tensor` goes before `Scalar`; `int` before `int[]`;
-  `int[]` before `SymInt[]`; `Tensor` before `int`/`SymInt`; and `Tensor[]`,
-  whose parsing throws rather than fail, after any other list.
+  `int[]` before `SymInt[]`; `Tensor` before `int`/`SymInt`; any type before a
+  named dimension (`Dimname`, `Dimname[]`...); and `Tensor[]`, whose parsing
+  throws rather than fail, after any other list.
 
 Facts from torchgen/packaged/autograd/gen_python_functions.py.
 """
@@ -193,7 +194,12 @@ _PARSED_AFTER = frozenset(
 
 def _parsed_after(t1: str, t2: str) -> bool:
     """Whether an argument of type `t1` must be tried after one of type `t2`."""
-    return (t1, t2) in _PARSED_AFTER or (t1 == "Tensor[]" and "[]" in t2)
+    return (
+        (t1, t2) in _PARSED_AFTER
+        or (t1 == "Tensor[]" and "[]" in t2)
+        # A named-dimension overload is the fallback: any other type is tried first.
+        or ("Dimname" in t1 and "Dimname" not in t2)
+    )
 
 
 def _tried_later(types1: tuple[str, ...], types2: tuple[str, ...]) -> bool:

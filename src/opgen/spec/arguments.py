@@ -47,8 +47,10 @@ class Argument:
         values["_text"] = text if self.default is None else f"{text}={self.default}"
 
     @staticmethod
-    def parse(text: str, offset: int = 0) -> Argument:
-        return memoized_parse(_parse_argument, text, offset)
+    def parse(text: str, offset: int = 0, *, named_dimensions: bool = False) -> Argument:
+        """`named_dimensions`: also read `Dimname` (`releases.NAMED_DIMENSIONS`)."""
+        parse = _parse_named_argument if named_dimensions else _parse_argument
+        return memoized_parse(parse, text, offset)
 
     def __str__(self) -> str:
         return self._text
@@ -75,12 +77,12 @@ class Argument:
         return SelfArgument(self)
 
 
-def _parse_legacy_argument(text: str) -> Argument:
-    return _parse_argument(text, legacy=True)
+def _parse_named_argument(text: str) -> Argument:
+    return _parse_argument(text, named_dimensions=True)
 
 
-def _parse_argument(text: str, legacy: bool = False) -> Argument:
-    """`legacy`: also read the types PyTorch has removed (`types.REMOVED_BASE_TYPES`)."""
+def _parse_argument(text: str, named_dimensions: bool = False) -> Argument:
+    """`named_dimensions`: also read `Dimname` (`releases.NAMED_DIMENSIONS`)."""
     if "=" in text:
         if text.count("=") != 1:
             second = text.index("=", text.index("=") + 1)
@@ -97,7 +99,7 @@ def _parse_argument(text: str, legacy: bool = False) -> Argument:
         )
     if not IDENTIFIER.match(name):
         raise SchemaError(f"invalid argument name '{name}'", len(type_text) + 1, max(len(name), 1))
-    type, annotation = parse_annotated_type(type_text, 0, legacy)
+    type, annotation = parse_annotated_type(type_text, 0, named_dimensions)
     return Argument(name, type, default, annotation)
 
 
@@ -118,8 +120,10 @@ class Return:
         values["_text"] = text if self.name is None else f"{text} {self.name}"
 
     @staticmethod
-    def parse(text: str, offset: int = 0) -> Return:
-        return memoized_parse(_parse_return, text, offset)
+    def parse(text: str, offset: int = 0, *, named_dimensions: bool = False) -> Return:
+        """`named_dimensions`: also read `Dimname` (`releases.NAMED_DIMENSIONS`)."""
+        parse = parse_named_return if named_dimensions else _parse_return
+        return memoized_parse(parse, text, offset)
 
     def __str__(self) -> str:
         return self._text
@@ -129,7 +133,7 @@ class Return:
         """The return without name and alias annotation, as in signatures."""
         if self.annotation is None and self.name is None:
             return self
-        return _shared(Return(None, self.type, None), _parse_return)  # as in `_unannotated`
+        return shared(Return(None, self.type, None))  # as in `_unannotated`
 
 
 P = TypeVar("P", Argument, Return)
@@ -139,9 +143,10 @@ def shared(value: P) -> P:
     """The parsed object equal to `value`, else `value`, for code that builds arguments
     and returns: the API layers convert each argument object once (`BindingMemo`), so an
     object shared with the parsed schemas is converted once for all of them."""
+    named = value.type.base_ty is BaseTy.Dimname  # parsed by the named-dimension reading
     if isinstance(value, Argument):
-        return _shared(value, _parse_argument)
-    return _shared(value, _parse_return)
+        return _shared(value, _parse_named_argument if named else _parse_argument)
+    return _shared(value, parse_named_return if named else _parse_return)
 
 
 def _shared(value: P, parse: Callable[[str], P]) -> P:
@@ -153,12 +158,12 @@ def _shared(value: P, parse: Callable[[str], P]) -> P:
     return parsed if parsed == value else value
 
 
-def parse_legacy_return(text: str) -> Return:
-    """A return that may use a removed type (`types.REMOVED_BASE_TYPES`); for `memoized_parse`."""
-    return _parse_return(text, legacy=True)
+def parse_named_return(text: str) -> Return:
+    """A return that may be a `Dimname` (`releases.NAMED_DIMENSIONS`); for `memoized_parse`."""
+    return _parse_return(text, named_dimensions=True)
 
 
-def _parse_return(text: str, legacy: bool = False) -> Return:
+def _parse_return(text: str, named_dimensions: bool = False) -> Return:
     arrow = text.find(" -> ")
     if arrow >= 0 and text.startswith("Tensor("):
         close = text.find(")", arrow)
@@ -178,7 +183,7 @@ def _parse_return(text: str, legacy: bool = False) -> Return:
                 f"invalid return name '{name}'", len(type_text) + 1, max(len(name), 1)
             )
         name_or_none = name
-    type, annotation = parse_annotated_type(type_text, 0, legacy)
+    type, annotation = parse_annotated_type(type_text, 0, named_dimensions)
     return Return(name_or_none, type, annotation)
 
 
@@ -215,21 +220,23 @@ def _is_tensor_option(arg: Argument, name: str, type: Type) -> bool:
     return arg.name == name and (arg.type == type or arg.type == OptionalType(type))
 
 
-def parse_arguments(text: str, offset: int = 0, legacy: bool = False) -> tuple[Arguments, bool]:
+def parse_arguments(
+    text: str, offset: int = 0, named_dimensions: bool = False
+) -> tuple[Arguments, bool]:
     """The arguments, and whether each is written as it prints (so the whole list is:
-    '*' and the order of the arguments always print as written). `legacy` also reads
-    the types PyTorch has removed, for comparing older specs."""
-    if legacy:
-        return memoized_parse(_parse_legacy_argument_list, text, offset)
+    '*' and the order of the arguments always print as written). `named_dimensions`
+    also reads `Dimname` (`releases.NAMED_DIMENSIONS`)."""
+    if named_dimensions:
+        return memoized_parse(_parse_named_argument_list, text, offset)
     return memoized_parse(_parse_argument_list, text, offset)
 
 
-def _parse_legacy_argument_list(text: str) -> tuple[Arguments, bool]:
-    return _parse_argument_list(text, legacy=True)
+def _parse_named_argument_list(text: str) -> tuple[Arguments, bool]:
+    return _parse_argument_list(text, named_dimensions=True)
 
 
-def _parse_argument_list(text: str, legacy: bool = False) -> tuple[Arguments, bool]:
-    parse_argument = _parse_legacy_argument if legacy else _parse_argument
+def _parse_argument_list(text: str, named_dimensions: bool = False) -> tuple[Arguments, bool]:
+    parse_argument = _parse_named_argument if named_dimensions else _parse_argument
     positional: list[Argument] = []
     kwarg_only: list[Argument] = []
     out: list[Argument] = []

@@ -12,6 +12,7 @@ from collections.abc import Set
 
 from opgen.diagnostics import Location, SpecError
 from opgen.frozen import frozen
+from opgen.releases import NAMED_DIMENSIONS, NEWEST, PHILOX_NOT_RANDOM, Release
 from opgen.spec.backend import DEFAULT_KERNEL_NAMESPACE, BackendMetadata
 from opgen.spec.dispatch_table import (
     CEA_NON_FUNCTIONAL,
@@ -62,6 +63,7 @@ class EntryOptions:
     # Read for `opgen diff`: accept what older PyTorch specs allowed and later ones
     # forbid (removed types, rules added since, tags outside the tags file).
     for_comparison: bool = False
+    release: Release = NEWEST  # whose rules apply (`opgen.releases`)
 
 
 def read_entry(entry: YamlMap, options: EntryOptions) -> tuple[NativeFunction, Dispatch]:
@@ -71,7 +73,8 @@ def read_entry(entry: YamlMap, options: EntryOptions) -> tuple[NativeFunction, D
         reject_unknown_keys(entry, KNOWN_KEYS, options.library)
     if "func" not in entry:
         raise SpecError("operator entry has no 'func' key", entry.location)
-    namespace, func = _read_func(e, options.library, options.for_comparison)
+    named_dimensions = options.for_comparison or options.release.has(NAMED_DIMENSIONS)
+    namespace, func = _read_func(e, options.library, named_dimensions)
     if options.library and len(str(entry["func"])) == len(func.text):
         raise SpecError(
             f"a library operator needs its namespace, as in 'mylib::{func.name}'", e.at("func")
@@ -125,7 +128,7 @@ def read_entry(entry: YamlMap, options: EntryOptions) -> tuple[NativeFunction, D
         extensions=read_extensions(entry) if options.library else NO_EXTENSIONS,
     )
     if not options.for_comparison:
-        _check_seeded(f)
+        _check_seeded(f, options.release)
     if f.is_view_op and func.name.name.inplace and "inplace_view" not in f.tags:
         raise SpecError(
             f"'{func.name}' is an inplace view operator but is not tagged 'inplace_view'",
@@ -134,10 +137,12 @@ def read_entry(entry: YamlMap, options: EntryOptions) -> tuple[NativeFunction, D
     return f, dispatch
 
 
-def _check_seeded(f: NativeFunction) -> None:
+def _check_seeded(f: NativeFunction, release: Release) -> None:
     """A random-looking operator must be tagged nondeterministic_seeded (torch 2.0's spec
-    breaks this rule of later versions: `opgen diff` reads it without the check)."""
-    if f.looks_random() and "nondeterministic_seeded" not in f.tags:
+    breaks this rule of later versions: `opgen diff` reads it without the check). Since
+    2.15 a '_philox_' name is not random by itself (`PHILOX_NOT_RANDOM`)."""
+    philox_exempt = release.has(PHILOX_NOT_RANDOM)
+    if f.looks_random(philox_exempt=philox_exempt) and "nondeterministic_seeded" not in f.tags:
         raise SpecError(
             f"'{f.func.name}' looks random (its name, a dropout argument or a Generator "
             "argument says so) but is not tagged 'nondeterministic_seeded'",
@@ -145,7 +150,7 @@ def _check_seeded(f: NativeFunction) -> None:
         )
 
 
-def _read_func(e: EntryFields, library: bool, legacy: bool) -> tuple[str, FunctionSchema]:
+def _read_func(e: EntryFields, library: bool, named_dimensions: bool) -> tuple[str, FunctionSchema]:
     text = e.get("func", str, "", "a schema string")
     head = text.partition("(")[0]
     namespace, sep, _ = head.rpartition("::")
@@ -158,7 +163,9 @@ def _read_func(e: EntryFields, library: bool, legacy: bool) -> tuple[str, Functi
         raise SpecError("empty operator namespace before '::'", e.at("func").shifted(0, 2))
     skip = len(namespace) + len(sep)
     try:
-        schema = FunctionSchema.parse(text[skip:], library=library, legacy=legacy)
+        schema = FunctionSchema.parse(
+            text[skip:], library=library, named_dimensions=named_dimensions
+        )
         return namespace or "aten", schema
     except SchemaError as error:
         raise _misread(e, skip, error) from None

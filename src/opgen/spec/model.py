@@ -17,6 +17,7 @@ from types import MappingProxyType
 from opgen.cached import cached
 from opgen.diagnostics import Diagnostic, SpecError
 from opgen.frozen import frozen
+from opgen.releases import NEWEST, Release
 from opgen.spec.arguments import Argument
 from opgen.spec.autogen import PreGroup, derive_functions, pre_group
 from opgen.spec.backend import BackendIndex, BackendMetadata
@@ -92,6 +93,8 @@ class LoadOptions:
     # that matching operators needs run across entries (no duplicate names), derivation
     # skips what it cannot derive, and nothing is grouped (`grouped` lists the functions).
     for_comparison: bool = False
+    # The torch release whose rules the spec is read by (`opgen.releases`).
+    release: Release = NEWEST
 
 
 def load_spec(native_path: str, tags_path: str | None, options: LoadOptions | None = None) -> Spec:
@@ -126,6 +129,7 @@ def _build(
         ignore_keys=options.ignore_keys,
         library=options.library,
         for_comparison=options.for_comparison,
+        release=options.release,
     )
     functions: list[NativeFunction] = []
     kernels: dict[DispatchKey, dict[OperatorName, BackendMetadata]] = {}

@@ -119,12 +119,16 @@ class NativeFunction:
                 self.location_of("device_check"),
             )
 
-    def looks_random(self) -> bool:
+    def looks_random(self, *, philox_exempt: bool = False) -> bool:
         """A name with 'rand', a Generator argument, or a forward dropout (`read_entry`
-        then requires the tag nondeterministic_seeded)."""
+        then requires the tag nondeterministic_seeded). With `philox_exempt` (torch 2.15's
+        rule, `releases.PHILOX_NOT_RANDOM`), a name with '_philox_' in it does not count:
+        the stateless philox operators are determined by their key argument."""
         name = str(self.func.name)
         arguments = self.func.arguments
-        if "rand" in name or arguments.has_generator_arg():
+        if arguments.has_generator_arg():
+            return True
+        if "rand" in name and not (philox_exempt and "_philox_" in name):
             return True
         dropout = "dropout" in name
         if not dropout:

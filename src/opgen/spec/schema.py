@@ -24,7 +24,6 @@ from opgen.spec.arguments import (
     Arguments,
     Return,
     parse_arguments,
-    parse_legacy_return,
 )
 from opgen.spec.keys import SchemaKind
 from opgen.spec.syntax import IDENTIFIER, OVERLOAD, SchemaError, memoized_parse, split_items
@@ -188,10 +187,12 @@ class FunctionSchema:
     returns: tuple[Return, ...]
 
     @staticmethod
-    def parse(text: str, *, library: bool = False, legacy: bool = False) -> FunctionSchema:
+    def parse(
+        text: str, *, library: bool = False, named_dimensions: bool = False
+    ) -> FunctionSchema:
         """Parse and validate `text`; `library` applies PyTorch's rules for custom operators
-        (mutated arguments are never returned) instead of ATen's; `legacy` also reads the
-        types PyTorch has removed (`types.REMOVED_BASE_TYPES`), to compare older specs."""
+        (mutated arguments are never returned) instead of ATen's; `named_dimensions` also
+        reads `Dimname`, which torch removed in 2.13 (`releases.NAMED_DIMENSIONS`)."""
         open_paren = text.find("(")
         arrow = text.rfind(") -> ")
         if open_paren <= 0 or arrow < open_paren:
@@ -204,8 +205,10 @@ class FunctionSchema:
             raise SchemaError("a schema must be written on one line", text.index("\n"))
         name_text = text[:open_paren]
         name = OperatorName.parse(name_text, 0)
-        arguments, canonical = parse_arguments(text[open_paren + 1 : arrow], open_paren + 1, legacy)
-        returns, returns_canonical = _parse_returns(text[arrow + 5 :], arrow + 5, legacy)
+        arguments, canonical = parse_arguments(
+            text[open_paren + 1 : arrow], open_paren + 1, named_dimensions
+        )
+        returns, returns_canonical = _parse_returns(text[arrow + 5 :], arrow + 5, named_dimensions)
         schema = FunctionSchema(name, arguments, returns)
         # A safety net: the parts parse exactly. The schema prints as its name, its
         # arguments and its returns, each printed as written when every piece is;
@@ -522,18 +525,22 @@ def _with_default(arguments: Arguments, name: str, default: str) -> Arguments:
     )
 
 
-def _parse_returns(text: str, offset: int, legacy: bool = False) -> tuple[tuple[Return, ...], bool]:
+def _parse_returns(
+    text: str, offset: int, named_dimensions: bool = False
+) -> tuple[tuple[Return, ...], bool]:
     """The returns, and whether each is written as it prints (then so are all of them)."""
-    if legacy:
-        return memoized_parse(_parse_legacy_returns_text, text, offset)
+    if named_dimensions:
+        return memoized_parse(_parse_named_returns_text, text, offset)
     return memoized_parse(_parse_returns_text, text, offset)
 
 
-def _parse_legacy_returns_text(text: str) -> tuple[tuple[Return, ...], bool]:
-    return _parse_returns_text(text, legacy=True)
+def _parse_named_returns_text(text: str) -> tuple[tuple[Return, ...], bool]:
+    return _parse_returns_text(text, named_dimensions=True)
 
 
-def _parse_returns_text(text: str, legacy: bool = False) -> tuple[tuple[Return, ...], bool]:
+def _parse_returns_text(
+    text: str, named_dimensions: bool = False
+) -> tuple[tuple[Return, ...], bool]:
     offset = 0
     if text == "()":
         return (), True
@@ -547,7 +554,7 @@ def _parse_returns_text(text: str, legacy: bool = False) -> tuple[tuple[Return, 
             if not text:
                 raise SchemaError("missing return type after '->'; write '()' for none", at)
             raise SchemaError("empty return in return list", at)
-        r = memoized_parse(parse_legacy_return, piece, at) if legacy else Return.parse(piece, at)
+        r = Return.parse(piece, at, named_dimensions=named_dimensions)
         returns.append(r)
         canonical = canonical and r._text == piece
     if parenthesized and len(returns) == 1:

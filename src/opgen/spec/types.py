@@ -79,9 +79,14 @@ class BaseTy(Enum):
     SymInt = "SymInt"
     SymBool = "SymBool"
     GraphModule = "GraphModule"
+    # A named dimension (named tensors): read only for a release with
+    # `releases.NAMED_DIMENSIONS` (torch 2.13 removed it) or for comparison.
+    Dimname = "Dimname"
 
 
-_BASE_TYPES = {t.value: t for t in BaseTy}
+# The base types every reading accepts, and those a reading with named dimensions does.
+_BASE_TYPES = {t.value: t for t in BaseTy if t is not BaseTy.Dimname}
+_NAMED_BASE_TYPES = {t.value: t for t in BaseTy}
 _CUSTOM_CLASS_PREFIX = "__torch__.torch.classes."
 _CUSTOM_CLASS_NAME = re.compile(r"[a-zA-Z0-9_.]+\Z")
 
@@ -91,7 +96,10 @@ class Type:
     """A schema type: a `BaseType`, `OptionalType`, `ListType` or `CustomClassType`."""
 
     @staticmethod
-    def parse(text: str, offset: int = 0) -> Type:
+    def parse(text: str, offset: int = 0, *, named_dimensions: bool = False) -> Type:
+        """`named_dimensions`: also read `Dimname` (`releases.NAMED_DIMENSIONS`)."""
+        if named_dimensions:
+            return memoized_parse(_parse_named_type_text, text, offset)
         return memoized_parse(_parse_type_text, text, offset)
 
     @cached
@@ -138,18 +146,18 @@ def _parse_type_text(text: str) -> Type:
     return _parse_type(text, 0)
 
 
-def _parse_legacy_type_text(text: str) -> Type:
-    return _parse_type(text, 0, legacy=True)
+def _parse_named_type_text(text: str) -> Type:
+    return _parse_type(text, 0, named_dimensions=True)
 
 
-def _parse_type(text: str, offset: int, legacy: bool = False) -> Type:
+def _parse_type(text: str, offset: int, named_dimensions: bool = False) -> Type:
     if text.endswith("?") and len(text) > 1:
-        return OptionalType(_parse_type(text[:-1], offset, legacy))
+        return OptionalType(_parse_type(text[:-1], offset, named_dimensions))
     if text.endswith("]"):
         bracket = text.rfind("[")
         size = text[bracket + 1 : -1]
         if bracket > 0 and (size == "" or (size.isascii() and size.isdigit())):
-            elem = _parse_type(text[:bracket], offset, legacy)
+            elem = _parse_type(text[:bracket], offset, named_dimensions)
             if size.startswith("0"):
                 raise SchemaError(
                     f"invalid list size '{size}' (an unsized list is written '[]')",
@@ -161,10 +169,8 @@ def _parse_type(text: str, offset: int, legacy: bool = False) -> Type:
         name = text[len(_CUSTOM_CLASS_PREFIX) :]
         if _CUSTOM_CLASS_NAME.match(name):
             return CustomClassType(name)
-    base = _BASE_TYPES.get(text)
+    base = (_NAMED_BASE_TYPES if named_dimensions else _BASE_TYPES).get(text)
     if base is None:
-        if legacy and text in REMOVED_BASE_TYPES:
-            return RemovedType(text)
         raise SchemaError(f"unknown type '{text}'", offset, max(len(text), 1))
     return BaseType(base)
 
@@ -247,23 +253,6 @@ class ListType(Type):
         return self
 
 
-@frozen
-class RemovedType(_OpaqueType):
-    """A base type of older PyTorch specs that PyTorch has since removed (`Dimname`).
-
-    Only schemas read for comparison (`FunctionSchema.parse(..., legacy=True)`, which
-    `opgen diff` uses) contain one; every other reader rejects the name as unknown.
-    """
-
-    name: str
-
-    def _render(self) -> str:
-        return self.name
-
-
-# Named dimensions (`Dimname`, `Dimname[]`): in torch's spec until at least 2.9, not in 2.13's.
-REMOVED_BASE_TYPES = frozenset({"Dimname"})
-
 TENSOR = BaseType(BaseTy.Tensor)
 
 
@@ -275,22 +264,21 @@ _ANNOTATABLE = ("Tensor", "Tensor?", "Tensor[]")
 
 
 def parse_annotated_type(
-    text: str, offset: int, legacy: bool = False
+    text: str, offset: int, named_dimensions: bool = False
 ) -> tuple[Type, Annotation | None]:
-    """The type and alias annotation of `text`; `legacy` also reads `REMOVED_BASE_TYPES`."""
+    """The type and alias annotation of `text`; `named_dimensions` also reads `Dimname`."""
     m = _ANNOTATED_TENSOR.match(text)
     if m is None:
         paren = text.find("(")
-        if paren > 0 and text[:paren] in _BASE_TYPES:
+        known = _NAMED_BASE_TYPES if named_dimensions else _BASE_TYPES
+        if paren > 0 and text[:paren] in known:
             raise SchemaError(
                 "alias annotations are allowed only on Tensor types (Tensor, Tensor?, Tensor[]), "
                 f"not on '{text[:paren]}'",
                 offset + paren,
                 len(text) - paren,
             )
-        if legacy:
-            return memoized_parse(_parse_legacy_type_text, text, offset), None
-        return Type.parse(text, offset), None
+        return Type.parse(text, offset, named_dimensions=named_dimensions), None
     suffix = m.group(2)
     if suffix not in ("", "?", "[]"):
         raise SchemaError(

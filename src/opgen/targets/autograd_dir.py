@@ -19,6 +19,7 @@ from opgen.frozen import frozen
 from opgen.jobs import add_jobs_argument, default_jobs
 from opgen.output import OutputSet
 from opgen.targets.contract import Generated, RunOptions
+from opgen.targets.torch_version import add_torch_version_argument, choose_release
 
 
 @frozen
@@ -55,7 +56,7 @@ def add_input_arguments(parser: argparse.ArgumentParser, *, autograd_dir: str) -
 
 
 def add_write_arguments(parser: argparse.ArgumentParser) -> None:
-    """opgen's own: --dry-run, -o and -j."""
+    """opgen's own: --dry-run, -o, -j and --torch-version."""
     add = parser.add_argument
     add("--dry-run", action="store_true", help="write no generated file (-o is still written)")
     add(
@@ -65,11 +66,13 @@ def add_write_arguments(parser: argparse.ArgumentParser) -> None:
         help="also write the list of generated files (a CMake set())",
     )
     add_jobs_argument(parser, "the files")
+    add_torch_version_argument(parser)
 
 
 def option_fields(args: argparse.Namespace) -> dict[str, Any]:
     """The `AutogradDirOptions` fields of parsed arguments, for a target's options class."""
     jobs = getattr(args, "jobs", 1)  # commands without -j render in this process
+    release = choose_release(args.torch_version, [args.native_functions, args.autograd])
     return {
         "native_yaml": args.native_functions,
         "tags_yaml": args.tags,
@@ -79,6 +82,8 @@ def option_fields(args: argparse.Namespace) -> dict[str, Any]:
             jobs=default_jobs() if jobs is None else jobs,
             dry_run=args.dry_run,
             output_dependencies=getattr(args, "output_dependencies", None),
+            release=release.release,
+            release_notice=release.notice,
         ),
     }
 

@@ -12,8 +12,9 @@ steps that the command line runs in order:
 
 Whatever a target's own options hold, `options.run` is a `RunOptions`: the settings
 every run shares (where to write, in how many processes, a dry run, the dependency
-list, a listing instead of a write). `deliver` then does what they say with the
-`Generated` result, the same way for every target: prints the target's notes and
+list, a listing instead of a write, the torch release a drop-in generates for).
+`deliver` then does what they say with the `Generated` result, the same way for
+every target: prints the target's notes and
 warnings, writes the sets through `opgen.writer.write_files` (atomic, only changed
 files), writes the dependency lists, and prints the target's summary.
 
@@ -35,6 +36,7 @@ from importlib import import_module
 from typing import TYPE_CHECKING, Generic, Protocol, TextIO, TypeVar
 
 from opgen.frozen import frozen
+from opgen.releases import NEWEST, Release
 
 if TYPE_CHECKING:
     from opgen.diagnostics import Diagnostic
@@ -66,6 +68,10 @@ class RunOptions:
     dry_run: bool = False  # generate and check, write no generated file
     output_dependencies: str | None = None  # also write the CMake lists of generated files
     listing: Listing | None = None  # print these paths instead of writing anything
+    # The torch release a drop-in generates for (`opgen.releases`), and what to say on
+    # stderr about how it was chosen (`opgen.targets.torch_version`).
+    release: Release = NEWEST
+    release_notice: str | None = None
 
 
 @frozen(eq=False)
@@ -138,6 +144,8 @@ def run_target(target: Target[OptionsT], args: argparse.Namespace, out: TextIO, 
     except UsageError as e:
         err.writelines(f"opgen {target.name}: error: {problem}\n" for problem in e.problems)
         return 2
+    if options.run.release_notice is not None:
+        err.write(options.run.release_notice + "\n")
     generated = target.generate(options)
     args.retain(generated.model)
     deliver(generated, options.run, out, err)

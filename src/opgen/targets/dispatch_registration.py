@@ -84,8 +84,14 @@ def _factories(index: BackendIndex) -> tuple[str, str] | None:
     return None
 
 
-def dispatch_headers(index: BackendIndex, *, per_operator_headers: bool, rocm: bool) -> list[str]:
-    """The includes a key's registrations need besides the operators'."""
+def dispatch_headers(
+    index: BackendIndex, *, per_operator_headers: bool, rocm: bool, native_aot_stubs: bool = False
+) -> list[str]:
+    """The includes a key's registrations need besides the operators'.
+
+    `native_aot_stubs`: the key has native AOT declarations (torch 2.15 on), whose stubs
+    CUDA's structured wrappers call (`opgen.targets.aten.native_aot`).
+    """
     key = index.dispatch_key
     headers = [
         "#include <ATen/ops/as_strided_native.h>"
@@ -96,6 +102,8 @@ def dispatch_headers(index: BackendIndex, *, per_operator_headers: bool, rocm: b
         headers.append(f"#include <{_EMPTY_TENSOR_HEADERS[key]}>")
     elif key is K.CUDA:
         headers.append(f"#include <ATen/{'hip' if rocm else 'cuda'}/EmptyTensor.h>")
+        if native_aot_stubs:
+            headers.append("#include <ATen/NativeAotStubs.h>")
     elif per_operator_headers:
         headers.extend(
             f"#include <ATen/ops/{op}.h>"

@@ -4,7 +4,10 @@ Besides the spec itself, it checks what other commands would read with it: PyTor
 derivatives.yaml (`--derivatives`, as `opgen autograd` reads it), deprecated.yaml
 (`--deprecated`), an out-of-tree backend's YAML (`--backend`), a custom-op library
 spec (`--library`, with every check of `opgen torch-library`) or an MLX extension
-spec (`--mlx`). Each prints a one-line summary; errors are located diagnostics.
+spec (`--mlx`). Each prints a one-line summary; errors are located diagnostics. A
+PyTorch spec is read by the rules of the torch release `--torch-version` names, or
+of the tree it lives in, as the drop-in commands choose it
+(`opgen.targets.torch_version`).
 """
 
 from __future__ import annotations
@@ -13,7 +16,10 @@ import argparse
 from typing import TextIO
 
 from opgen.diagnostics import write_diagnostics
+from opgen.releases import NEWEST
 from opgen.spec import Spec
+from opgen.targets.contract import UsageError
+from opgen.targets.torch_version import add_torch_version_argument, choose_release
 from opgen.tooling.spec_files import add_spec_arguments, load_named_spec, spec_paths
 
 HELP = "load and validate a spec"
@@ -24,6 +30,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     from opgen.targets.torch_library import command as library_command
 
     add_spec_arguments(parser)
+    add_torch_version_argument(parser)
     parser.add_argument(
         "--werror", action="store_true", help="treat warnings as errors (exit status 1)"
     )
@@ -58,7 +65,17 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return _check_mlx(args, out, err)
     if args.library:
         return _check_library(args, out, err)
-    spec = load_named_spec(args)
+    release = NEWEST
+    if args.torch_version is not None or args.native_yaml is not None:
+        try:
+            choice = choose_release(args.torch_version, [args.native_yaml])
+        except UsageError as e:
+            err.writelines(f"opgen check: error: {problem}\n" for problem in e.problems)
+            return 2
+        if choice.notice is not None:
+            err.write(choice.notice + "\n")
+        release = choice.release
+    spec = load_named_spec(args, release)
     write_diagnostics(spec.warnings, err)
     derivatives = None if args.derivatives is None else _check_derivatives(spec, args)
     deprecated = None if args.deprecated is None else _check_deprecated(spec, args)

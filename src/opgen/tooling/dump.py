@@ -22,11 +22,13 @@ import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any, TextIO
 
+from opgen.api import pyi
 from opgen.api.cpp import CppSignatureGroup
 from opgen.api.signatures import FunctionSignatures, SignatureSet
 from opgen.diagnostics import write_diagnostics
 from opgen.forked import ForkedFailure, run_forked
 from opgen.jobs import add_jobs_argument, default_jobs
+from opgen.releases import NEWEST
 from opgen.spec.backend import BackendMetadata
 from opgen.spec.keys import DispatchKey
 from opgen.spec.model import Spec
@@ -187,7 +189,7 @@ class _Dump:
         try:
             signature = sigs.python()
             python_sig = signature.signature_str()
-            python_pyi = signature.signature_str_pyi()
+            python_pyi = signature.signature_str_pyi(pyi.hints_for(NEWEST))
         except ValueError:  # not expressible in the Python bindings
             pass
         cpp_method = sigs.cpp_method

@@ -6,7 +6,8 @@ import argparse
 import os
 
 from opgen.frozen import frozen
-from opgen.spec import Spec, load_spec
+from opgen.releases import NEWEST, Release
+from opgen.spec import LoadOptions, Spec, load_spec
 
 
 @frozen
@@ -48,9 +49,9 @@ def add_spec_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def load_named_spec(args: argparse.Namespace) -> Spec:
-    """The spec the arguments name, handed to `args.retain`."""
+def load_named_spec(args: argparse.Namespace, release: Release = NEWEST) -> Spec:
+    """The spec the arguments name, read by `release`'s rules, handed to `args.retain`."""
     paths = spec_paths(args.native_yaml, args.tags)
-    spec = load_spec(paths.native, paths.tags)
+    spec = load_spec(paths.native, paths.tags, LoadOptions(release=release))
     args.retain(spec)
     return spec

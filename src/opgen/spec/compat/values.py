@@ -31,7 +31,6 @@ from opgen.spec.types import (
     CustomClassType,
     ListType,
     OptionalType,
-    RemovedType,
     Type,
 )
 
@@ -46,7 +45,6 @@ _INT_LIKE = frozenset(
         BaseTy.DeviceIndex,
     }
 )
-_REMOVED_FAKE = {"Dimname": "str"}
 _SCALAR_MEMBERS = frozenset({"int", "float"})  # and torch's `complex`, not a spec type
 
 # The identifiers torch's schema parser reads as a default, and the integers it makes of
@@ -72,9 +70,9 @@ NONE: Value = ("none", None)
 def fake_name(t: Type) -> str:
     """The name of a base type's fake type (`SymInt` -> `int`)."""
     if isinstance(t, BaseType):
+        if t.name is BaseTy.Dimname:  # a named dimension is passed as its name
+            return "str"
         return "int" if t.name in _INT_LIKE else t.name.value
-    if isinstance(t, RemovedType):
-        return _REMOVED_FAKE.get(t.name, t.name)
     assert isinstance(t, CustomClassType), f"not a base type: {t}"
     return str(t)
 

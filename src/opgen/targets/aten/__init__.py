@@ -22,6 +22,7 @@ native_headers             NativeFunctions.h and NativeMetaFunctions.h
 dispatch_plan              which kernels a dispatch key gets, shared by the next two
 registration               `Register<Key>.cpp` [RegisterDispatchKey]
 structured_kernels         the structured-kernel wrappers in `Register<Key>.cpp`
+native_aot                 NativeAotStubs.h/.cpp from the aot.py declarations (torch 2.15 on)
 dispatch_headers           `<Key>Functions.h`, `<Key>Functions_inl.h`, `ops/<op>_<key>_dispatch.h`
 static_dispatch            `at::_ops` bodies that call a backend's kernel directly
 backend_select             RegisterBackendSelect.cpp

@@ -15,7 +15,8 @@ rebuilds the ATen value from them inside the shim:
 
 Results come back through `ret<i>` pointers (functions return
 `AOTITorchError`); only base types can be returned. A type outside these
-rules raises `Unsupported`: the function gets no shim.
+rules (a named dimension, `Dimname`, among them) raises `Unsupported`: the
+function gets no shim.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ import argparse
 from opgen.jobs import add_jobs_argument, default_jobs
 from opgen.targets.aten.options import AtenOptions, Generate
 from opgen.targets.contract import LazyTarget, RunOptions, UsageError
+from opgen.targets.torch_version import add_torch_version_argument, choose_release
 
 _DEFAULTS = AtenOptions()
 
@@ -125,6 +126,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="generate C shims for an out-of-tree spec, extending the in-tree ones",
     )
+    add(
+        "--native-aot-ops-dir",
+        "--native_aot_ops_dir",
+        metavar="DIR",
+        help="where the <op>/aot.py native AOT declarations are, from torch 2.15 on (default: "
+        "torch/_native/ops of the PyTorch checkout holding --source-path; '' for none)",
+    )
     add(  # opgen's own: torchgen always has the table, as part of itself
         "--aoti-fallback-ops",
         metavar="FILE",
@@ -133,18 +141,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "torchgen's)",
     )
     add_jobs_argument(parser, "the files")  # opgen's own: not a flag of torchgen.gen
+    add_torch_version_argument(parser)  # opgen's own too
 
 
 def options_from(args: argparse.Namespace) -> AtenOptions:
     def names(values: list[str] | None) -> tuple[str, ...] | None:
         return None if values is None else tuple(values)
 
+    release = choose_release(args.torch_version, [args.source_path])
     options = AtenOptions(
         run=RunOptions(
             args.install_dir,
             jobs=default_jobs() if args.jobs is None else args.jobs,
             dry_run=args.dry_run,
             output_dependencies=args.output_dependencies,
+            release=release.release,
+            release_notice=release.notice,
         ),
         source_path=args.source_path,
         per_operator_headers=args.per_operator_headers,
@@ -164,6 +176,7 @@ def options_from(args: argparse.Namespace) -> AtenOptions:
         update_aoti_c_shim=args.update_aoti_c_shim,
         extend_aoti_c_shim=args.extend_aoti_c_shim,
         aoti_fallback_ops=args.aoti_fallback_ops,
+        native_aot_ops_dir=args.native_aot_ops_dir,
     )
     problems = options.usage_errors()
     if problems:

@@ -4,7 +4,8 @@ These declare the `at::<key>::` functions that `Register<Key>.cpp` defines:
 every C++ API overload (convenience, faithful, and their SymInt forms;
 never the `__dispatch_` fallbacks of `manual_cpp_binding` functions) of each
 planned kernel (see `dispatch_plan`; operator selection does not apply), as
-`TORCH_API <declaration>;`.
+`TORCH_API <declaration>;` (from 2.15, with the export macro of the key's
+device library: `native_headers.device_export_macro`).
 
 Only keys both in `options.dispatch_keys` and in `options.functions_keys` get
 them (the `headers` part), in the output set of the key's device family.
@@ -35,29 +36,39 @@ from opgen.targets.aten.dispatch_plan import (
     kernel_namespace,
     output_set_for,
 )
+from opgen.targets.aten.native_headers import device_export_macro
 from opgen.targets.aten.run import AtenRun
 from opgen.targets.dispatch_registration import namespace_lines
 
 
 class _Declarations:
-    """Each function's declarations, rendered once for all keys."""
+    """Each function's declarations, rendered once for all keys of one export macro."""
 
     def __init__(self, run: AtenRun) -> None:
         self.run = run
         self.table = run.kernel_table
-        self._text: dict[NativeFunction, str] = {}
+        self._signatures: dict[NativeFunction, list[str]] = {}
+        self._text: dict[tuple[str, NativeFunction], str] = {}
+
+    def macro(self, index: BackendIndex) -> str:
+        # The index's own key, as torchgen asks: a key without kernels says Undefined.
+        return device_export_macro(index.dispatch_key, self.run.options.run.release)
 
     def of(self, index: BackendIndex, item: Item) -> list[str]:
         """One text per planned kernel of the item (its overloads' declarations)."""
-        return [self.text(p) for p in self.table.plan(index, item)]
+        macro = self.macro(index)
+        return [self.text(macro, p) for p in self.table.plan(index, item)]
 
-    def text(self, p: Planned) -> str:
-        """The planned kernel's overloads, each as `TORCH_API <declaration>;`."""
-        found = self._text.get(p.f)
+    def text(self, macro: str, p: Planned) -> str:
+        """The planned kernel's overloads, each as `<macro> <declaration>;`."""
+        found = self._text.get((macro, p.f))
         if found is None:
-            group = direct_cpp_signatures(self.run.signatures, p.f)
-            found = "".join(f"TORCH_API {sig.decl()};\n" for sig in group.signatures())
-            self._text[p.f] = found
+            decls = self._signatures.get(p.f)
+            if decls is None:
+                group = direct_cpp_signatures(self.run.signatures, p.f)
+                decls = self._signatures[p.f] = [sig.decl() for sig in group.signatures()]
+            found = "".join([f"{macro} {decl};\n" for decl in decls])
+            self._text[(macro, p.f)] = found
         return found
 
 
@@ -126,6 +137,7 @@ def _emit_operator_headers(
     """Writes the key's `ops/<root>_<key>_dispatch.h` files; returns the includes of them."""
     index = run.backend_index(key)
     namespace = key.lower()
+    macro = declarations.macro(index)
     # Which files exist is needed now (they are listed); their text only when rendered.
     by_root: dict[str, list[Planned]] = {}
     for item in declarations.table.candidates(key):
@@ -134,16 +146,16 @@ def _emit_operator_headers(
     for root, kernels in by_root.items():
         run.outputs.ops.add_template(
             f"{root}_{namespace}_dispatch.h",
-            functools.partial(_operator_env, declarations, namespace, kernels),
+            functools.partial(_operator_env, declarations, namespace, macro, kernels),
             template="DispatchKeyFunction.h",
         )
     return [f"#include <ATen/ops/{root}_{namespace}_dispatch.h>" for root in sorted(by_root)]
 
 
 def _operator_env(
-    declarations: _Declarations, namespace: str, planned: Sequence[Planned]
+    declarations: _Declarations, namespace: str, macro: str, planned: Sequence[Planned]
 ) -> dict[str, object]:
     return {
         "dispatch_namespace": namespace,
-        "dispatch_namespaced_declarations": [declarations.text(p) for p in planned],
+        "dispatch_namespaced_declarations": [declarations.text(macro, p) for p in planned],
     }

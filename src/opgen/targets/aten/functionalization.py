@@ -37,7 +37,10 @@ from opgen.targets.aten.run import AtenRun
 Item: TypeAlias = NativeFunction | NativeFunctionsGroup | NativeFunctionsViewGroup
 
 # Mutating operators the pass does not handle: they cannot be grouped properly,
-# or need hand-written kernels (resize_), or are for testing only.
+# or need hand-written kernels (resize_), or are for testing only, or are
+# inference-only kernels called behind a custom op's graph break.
+# `_cudnn_attention_forward_no_dropout_inplace` joined the list in torch 2.15; it
+# needs no release gate because only 2.15's spec has the operator.
 NOT_FUNCTIONALIZED = frozenset(
     {
         "adaptive_avg_pool3d_backward.grad_input",
@@ -50,6 +53,7 @@ NOT_FUNCTIONALIZED = frozenset(
         "resize_as_",
         "_fill_mem_eff_dropout_mask_",
         "_flash_attention_forward_no_dropout_inplace",
+        "_cudnn_attention_forward_no_dropout_inplace",
     }
 )
 

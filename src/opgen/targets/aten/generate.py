@@ -10,6 +10,10 @@ from opgen.targets.aten.declarations_yaml import emit_declarations_yaml
 from opgen.targets.aten.dispatch_headers import emit_dispatch_headers
 from opgen.targets.aten.functionalization import emit_functionalization
 from opgen.targets.aten.functions import emit_functions_sources
+from opgen.targets.aten.native_aot import (
+    emit_native_aot_stub_declarations,
+    emit_native_aot_stub_definitions,
+)
 from opgen.targets.aten.op_lists import (
     emit_aten_op_list,
     emit_interned_strings,
@@ -36,6 +40,7 @@ EMITTERS: tuple[tuple[Generate, Emitter], ...] = (
     (Generate.sources, emit_functions_sources),
     (Generate.sources, emit_registrations),
     (Generate.sources, emit_backend_select),
+    (Generate.sources, emit_native_aot_stub_definitions),
     (Generate.sources, emit_schema_registration),
     (Generate.sources, emit_aten_op_list),
     (Generate.sources, emit_functionalization),
@@ -47,6 +52,7 @@ EMITTERS: tuple[tuple[Generate, Emitter], ...] = (
     (Generate.headers, emit_dispatch_headers),
     (Generate.headers, emit_vmap_plumbing),
     (Generate.headers, emit_registration_declarations),
+    (Generate.headers, emit_native_aot_stub_declarations),
     (Generate.headers, emit_interned_strings),
     (Generate.headers, emit_tag_enum),
     (Generate.declarations_yaml, emit_declarations_yaml),

@@ -11,27 +11,85 @@ flags record, at compile time, which precomputed values have been set; each
 `NativeFunctions.h` (or `ops/<root>_native.h`) declares the kernels named in
 the spec's `dispatch:` tables, for every key of the spec in the order the keys
 first appear: a structured kernel as `structured_<kernel>` deriving from its
-meta class, with `impl()`; any other kernel as a `TORCH_API` function in the
-native convention under its kernel name (`legacy::` kernels are not
-declared). Declarations are grouped by C++ namespace (namespace of first
-appearance first), each repeated declaration kept once.
+meta class, with `impl()`; any other kernel as a function in the native
+convention under its kernel name (`legacy::` kernels are not declared).
+Declarations are grouped by C++ namespace (namespace of first appearance
+first), each repeated declaration kept once.
+
+Each declaration carries the DLL export macro of its key (`export_macro`):
+`TORCH_API`, except, before 2.14, `TORCH_XPU_API` for XPU's structs, and from
+2.15 (`DEVICE_EXPORT_MACROS`) `TORCH_CUDA_CPP_API` for the CUDA family and
+`TORCH_XPU_API` for the XPU family, save for the CUDA kernels that torch builds
+into torch_cpu (`CPU_DLL_CUDA_KERNELS`). From 2.15 a declaration repeated under
+another macro (`CPU, CUDA: foo`) is kept once, where it first appears, with
+`TORCH_API` if any of its copies has it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from opgen.api import structured
 from opgen.api.signatures import SignatureSet
+from opgen.releases import DEVICE_EXPORT_MACROS, XPU_STRUCTURED_EXPORT, Release
 from opgen.spec.arguments import Argument
 from opgen.spec.backend import DEFAULT_KERNEL_NAMESPACE, BackendMetadata
 from opgen.spec.groups import NativeFunctionsGroup
-from opgen.spec.keys import DispatchKey
+from opgen.spec.keys import CUDA_DISPATCH_KEYS, XPU_DISPATCH_KEYS, DispatchKey
 from opgen.spec.model import Spec
 from opgen.spec.native import NativeFunction
 
-# Structured kernels of these keys are exported with a backend-specific macro.
-_API_MACROS = {DispatchKey.XPU: "TORCH_XPU_API"}
+CPU_EXPORT = "TORCH_API"
+CUDA_EXPORT = "TORCH_CUDA_CPP_API"
+XPU_EXPORT = "TORCH_XPU_API"
+
+# Kernels of CUDA-family keys whose definitions torch 2.15 compiles into torch_cpu,
+# so their declarations must match that library's export (`CPU_EXPORT`). A kernel
+# that a CPU key shares needs no entry: the merge of repeats keeps `TORCH_API`.
+CPU_DLL_CUDA_KERNELS = frozenset(
+    {
+        "count_nonzero_cuda",
+        "log_sigmoid_backward_cuda",
+        "log_sigmoid_backward_cuda_out",
+        "triton_multi_head_attention",
+        "NestedTensor_softmax_dropout_cuda",
+        "masked_fill__quantized_cuda",
+        "_index_put_impl_quantized_cuda_",
+    }
+)
+
+
+def device_export_macro(key: DispatchKey, release: Release) -> str:
+    """The macro of `key`'s device library: what its `at::<key>::` functions are exported with."""
+    if release.has(DEVICE_EXPORT_MACROS):
+        if key in CUDA_DISPATCH_KEYS:
+            return CUDA_EXPORT
+        if key in XPU_DISPATCH_KEYS:
+            return XPU_EXPORT
+    return CPU_EXPORT
+
+
+def export_macro(key: DispatchKey, release: Release, *, structured: bool) -> str:
+    """The macro the in-tree kernels of `key` are declared with (see `kernel_export_macro`)."""
+    if structured and key is DispatchKey.XPU and release.has(XPU_STRUCTURED_EXPORT):
+        return XPU_EXPORT
+    return device_export_macro(key, release)
+
+
+def kernel_export_macro(key_macro: str, kernel: str) -> str:
+    """The macro of one kernel's declaration, given its key's `export_macro`."""
+    if key_macro == CUDA_EXPORT and kernel in CPU_DLL_CUDA_KERNELS:
+        return CPU_EXPORT
+    return key_macro
+
+
+class KernelDeclaration(NamedTuple):
+    """One kernel's declaration, and the same text without its export macro."""
+
+    text: str
+    unexported: str  # what 2.15 tells repeats apart by
+    macro: str
 
 
 def meta_name(g: NativeFunctionsGroup) -> str:
@@ -103,13 +161,17 @@ class NativeDeclarations:
     only the keys that have one.
     """
 
-    def __init__(self, spec: Spec, signatures: SignatureSet) -> None:
+    def __init__(self, spec: Spec, signatures: SignatureSet, release: Release) -> None:
         self.spec = spec
         self.keys = tuple(spec.backend_indices)
         self.position = {key: i for i, key in enumerate(self.keys)}
         self.signatures = signatures
+        self.macros = {key: export_macro(key, release, structured=False) for key in self.keys}
+        self.structured_macros = {
+            key: export_macro(key, release, structured=True) for key in self.keys
+        }
 
-    def of(self, g: NativeFunction | NativeFunctionsGroup) -> dict[str, list[str]]:
+    def of(self, g: NativeFunction | NativeFunctionsGroup) -> dict[str, list[KernelDeclaration]]:
         """The declarations by C++ namespace, in order, before removing repeats."""
         kernels = self.spec.kernels
         if isinstance(g, NativeFunctionsGroup):
@@ -124,7 +186,7 @@ class NativeDeclarations:
         first_default = next(
             (i for i, key in enumerate(self.keys) if key not in primary), len(self.keys)
         )
-        by_namespace: dict[str, list[str]] = {}
+        by_namespace: dict[str, list[KernelDeclaration]] = {}
         for key in sorted(keys, key=position.__getitem__):
             if first_default < position[key]:
                 by_namespace.setdefault(DEFAULT_KERNEL_NAMESPACE, [])
@@ -132,44 +194,59 @@ class NativeDeclarations:
             namespace = DEFAULT_KERNEL_NAMESPACE if metadata is None else metadata.cpp_namespace
             found = by_namespace.setdefault(namespace, [])
             if isinstance(g, NativeFunctionsGroup) and metadata is not None and metadata.structured:
-                found.append(_structured(g, key, metadata.kernel))
+                macro = kernel_export_macro(self.structured_macros[key], metadata.kernel)
+                found.append(_structured(g, macro, metadata.kernel))
                 continue
+            macro = self.macros[key]
             for f, kernels_of_f in members:
-                declared = self._unstructured(f, kernels_of_f.get(key))
-                if declared:
+                declared = self._unstructured(f, kernels_of_f.get(key), macro)
+                if declared is not None:
                     found.append(declared)
         if first_default < len(self.keys):
             by_namespace.setdefault(DEFAULT_KERNEL_NAMESPACE, [])
         return by_namespace
 
-    def _unstructured(self, f: NativeFunction, metadata: BackendMetadata | None) -> str:
+    def _unstructured(
+        self, f: NativeFunction, metadata: BackendMetadata | None, key_macro: str
+    ) -> KernelDeclaration | None:
         if metadata is None or "legacy::" in metadata.kernel:
-            return ""
+            return None
         sig = self.signatures.of(f).native(metadata)
-        return f"TORCH_API {sig.decl(name=metadata.kernel)};"
+        unexported = f"{sig.decl(name=metadata.kernel)};"
+        macro = kernel_export_macro(key_macro, metadata.kernel)
+        return KernelDeclaration(f"{macro} {unexported}", unexported, macro)
 
 
-def _structured(g: NativeFunctionsGroup, key: DispatchKey, kernel: str) -> str:
-    macro = _API_MACROS.get(key, "TORCH_API")
+def _structured(g: NativeFunctionsGroup, macro: str, kernel: str) -> KernelDeclaration:
+    """`struct <macro> structured_<kernel>`, the impl class of a structured kernel."""
     arguments = ", ".join([b.decl() for b in structured.impl_arguments(g)])
-    return f"""\
-struct {macro} structured_{kernel} : public at::meta::structured_{meta_name(g)} {{
+    body = f"""\
+structured_{kernel} : public at::meta::structured_{meta_name(g)} {{
 void impl({arguments});
 }};
 """
+    prefix = f"{macro} " if macro else ""
+    return KernelDeclaration(f"struct {prefix}{body}", f"struct {body}", macro)
 
 
-def namespaced(groups: Iterable[dict[str, list[str]]]) -> list[str]:
+def namespaced(groups: Iterable[dict[str, list[KernelDeclaration]]], release: Release) -> list[str]:
     """The declarations of several functions, merged by namespace, as template lines."""
-    merged: dict[str, list[str]] = {}
+    merged: dict[str, dict[str, KernelDeclaration]] = {}
+    ignore_macros = release.has(DEVICE_EXPORT_MACROS)
     for by_namespace in groups:
         for namespace, declared in by_namespace.items():
-            merged.setdefault(namespace, []).extend(declared)
+            kept = merged.setdefault(namespace, {})
+            for d in declared:
+                repeat = d.unexported if ignore_macros else d.text
+                first = kept.get(repeat)
+                # The copy exported from torch_cpu wins, at the place of the first.
+                if first is None or (first.macro != CPU_EXPORT and d.macro == CPU_EXPORT):
+                    kept[repeat] = d
     lines: list[str] = []
-    for namespace, declared in merged.items():
+    for namespace, kept in merged.items():
         names = namespace.split("::")
         opening = "\n".join([f"namespace {n} {{" for n in names])
         closing = "\n".join([f"}} // namespace {n}" for n in reversed(names)])
-        body = "\n".join(dict.fromkeys(declared))
+        body = "\n".join([d.text for d in kept.values()])
         lines.extend(f"\n{opening}\n{body}\n{closing}\n        ".split("\n"))
     return lines

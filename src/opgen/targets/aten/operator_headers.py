@@ -15,6 +15,8 @@ number of files print it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from opgen.api.signatures import SignatureSet
 from opgen.spec.backend import BackendIndex
 from opgen.spec.groups import NativeFunctionsGroup
@@ -31,7 +33,8 @@ class Fragments:
         self.signatures: SignatureSet = run.signatures
         self.static_backends: list[BackendIndex] = operators.static_backends(run)
         self.calls = functions.ArgumentTranslations()
-        self.natives = native_headers.NativeDeclarations(run.spec, run.signatures)
+        self.release = run.options.run.release
+        self.natives = native_headers.NativeDeclarations(run.spec, run.signatures, self.release)
         self._operator: dict[NativeFunction, str] = {}
         self._functions: dict[NativeFunction, str] = {}
 
@@ -48,8 +51,11 @@ class Fragments:
             found = self._functions[f] = functions.function_definitions(sigs, self.calls)
         return found
 
-    def native_declarations(self, g: NativeFunction | NativeFunctionsGroup) -> dict[str, list[str]]:
-        return self.natives.of(g)
+    def native_declarations(
+        self, grouped: Iterable[NativeFunction | NativeFunctionsGroup]
+    ) -> list[str]:
+        """The kernel declarations of `grouped`, merged by namespace, as template lines."""
+        return native_headers.namespaced((self.natives.of(g) for g in grouped), self.release)
 
 
 def emit_headers(run: AtenRun) -> None:
@@ -103,8 +109,6 @@ def _emit_aggregate_headers(run: AtenRun, fragments: Fragments) -> None:
         "NativeFunctions.h",
         lambda: {
             "NativeFunctions_includes": ["#include <ATen/NativeMetaFunctions.h>"],
-            "NativeFunctions_declarations": native_headers.namespaced(
-                fragments.native_declarations(g) for g in spec.grouped
-            ),
+            "NativeFunctions_declarations": fragments.native_declarations(spec.grouped),
         },
     )

@@ -9,9 +9,11 @@ when a derived set says it better.
 
 from __future__ import annotations
 
+import os
 from enum import Enum
 
 from opgen.frozen import frozen
+from opgen.releases import XPU_FAMILY_NEEDS_FLAG
 from opgen.spec.keys import DispatchKey, is_generic_dispatch_key
 from opgen.targets.contract import RunOptions
 
@@ -50,6 +52,9 @@ REGISTRATION_KEYS = (
     K.ZeroTensor,
     K.MTIA,
 )
+
+# The XPU family: without --xpu, torch 2.14 on ignores the entries of all of them.
+_XPU_KEYS = frozenset({K.XPU, K.SparseXPU, K.SparseCsrXPU, K.NestedTensorXPU})
 
 # The keys that always get a `<Key>Functions.h` header.
 _FUNCTIONS_KEYS = frozenset(
@@ -99,6 +104,9 @@ class AtenOptions:
     # Not torchgen flags: the AOTInductor fallback-op table (default: found beside
     # --source-path, else the installed torchgen's), and how many processes render.
     aoti_fallback_ops: str | None = None
+    # torch 2.15 on: the native AOT declarations (None: the default beside
+    # --source-path, `native_aot_dir`; "": none).
+    native_aot_ops_dir: str | None = None
 
     # -- inputs ----------------------------------------------------------------
 
@@ -113,6 +121,14 @@ class AtenOptions:
     @property
     def template_dir(self) -> str:
         return f"{self.source_path}/templates"
+
+    @property
+    def native_aot_dir(self) -> str:
+        """Where `<entry>/aot.py` declarations are looked for ("" turns them off): by
+        default `torch/_native/ops` of the PyTorch checkout whose `aten/src/ATen` is read."""
+        if self.native_aot_ops_dir is not None:
+            return self.native_aot_ops_dir
+        return os.path.join(self.source_path, "..", "..", "..", "torch", "_native", "ops")
 
     # -- output roots ----------------------------------------------------------
     # Joined with '/', never os.path.join: CMake reads these paths back.
@@ -142,7 +158,8 @@ class AtenOptions:
         if not (self.mps or self.update_aoti_c_shim):
             ignored |= _MPS_KEYS
         if not (self.xpu or self.update_aoti_c_shim):
-            ignored.add(K.XPU)
+            family = self.run.release.has(XPU_FAMILY_NEEDS_FLAG)
+            ignored |= _XPU_KEYS if family else {K.XPU}
         if not self.mtia:
             ignored.add(K.MTIA)
         return frozenset(ignored)
@@ -150,8 +167,8 @@ class AtenOptions:
     @property
     def dispatch_keys(self) -> tuple[DispatchKey, ...]:
         """The keys that get registrations, in emission order."""
-        # Exactly the keys whose entries are ignored: only XPU itself of the XPU
-        # family, so SparseXPU and friends keep their (empty) registrations.
+        # Exactly the keys whose entries are ignored (before torch 2.14, only XPU itself
+        # of the XPU family: SparseXPU and friends keep their empty registrations).
         dropped = self.ignored_keys
         keys = [k for k in REGISTRATION_KEYS if k not in dropped]
         if self.backend_whitelist:

@@ -109,9 +109,7 @@ def _emit_root(
         f"{root}_native.h",
         lambda: {
             "extra_includes": extra_includes,
-            "native_function_declarations": native_headers.namespaced(
-                fragments.native_declarations(g) for g in grouped
-            ),
+            "native_function_declarations": fragments.native_declarations(grouped),
         },
         template="NativeFunction.h",
     )

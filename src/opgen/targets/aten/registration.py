@@ -45,6 +45,7 @@ from opgen.targets.aten.dispatch_plan import (
     kernel_namespace,
     output_set_for,
 )
+from opgen.targets.aten.native_aot import native_aot_stubs
 from opgen.targets.aten.run import AtenRun
 from opgen.targets.aten.structured_kernels import StructuredWrappers
 from opgen.targets.dispatch_registration import (
@@ -270,7 +271,9 @@ def emit_registrations(run: AtenRun) -> None:
     planned when its files render, in the process that renders them.
     """
     table = run.kernel_table
-    texts = KernelTexts(run, table, StructuredWrappers(run.signatures))
+    stubs = native_aot_stubs(run)
+    wrappers = StructuredWrappers(run.signatures, native_aot=stubs, release=run.options.run.release)
+    texts = KernelTexts(run, table, wrappers)
     for key in run.options.dispatch_keys:
         out = output_set_for(run, key)
         index = table.index(key)
@@ -281,7 +284,7 @@ def emit_registrations(run: AtenRun) -> None:
             env=_item_env(texts, _KeyFile(out, index, str(key), key.lower())),
             num_shards=4 if key is K.CPU else 1,
             sharded_keys={"dispatch_definitions"},
-            base_env=functools.partial(_base_env, table, key, index),
+            base_env=functools.partial(_base_env, table, key, index, stubs.declares(key)),
             template="RegisterDispatchKey.cpp",
             family=table,
         )
@@ -301,14 +304,19 @@ def _item_env(texts: KernelTexts, file: _KeyFile) -> Callable[[Item], dict[str, 
     return env
 
 
-def _base_env(table: KernelTable, key: DispatchKey, index: BackendIndex) -> dict[str, object]:
+def _base_env(
+    table: KernelTable, key: DispatchKey, index: BackendIndex, native_aot_stubs: bool
+) -> dict[str, object]:
     options = table.run.options
     cuda_headers = _HIP_HEADERS if options.rocm else _CUDA_HEADERS
     return {
         "extra_cuda_headers": cuda_headers if key in CUDA_DISPATCH_KEYS else "",
         "external_backend_headers": "",
         "dispatch_headers": dispatch_headers(
-            index, per_operator_headers=options.per_operator_headers, rocm=options.rocm
+            index,
+            per_operator_headers=options.per_operator_headers,
+            rocm=options.rocm,
+            native_aot_stubs=native_aot_stubs,
         ),
         "ops_headers": operator_headers(table, key, index),
         "dispatch_helpers": (

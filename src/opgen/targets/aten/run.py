@@ -14,12 +14,15 @@ from typing import TYPE_CHECKING
 
 from opgen.api.signatures import SignatureSet
 from opgen.cached import cached
+from opgen.diagnostics import Location, SpecError
 from opgen.frozen import frozen
 from opgen.output import OutputSet, TemplateDir
+from opgen.releases import CPU_DLL_CUDA_KERNELS_CHECKED
 from opgen.spec.backend import BackendIndex
-from opgen.spec.keys import DispatchKey
+from opgen.spec.keys import CUDA_DISPATCH_KEYS, DispatchKey
 from opgen.spec.model import LoadOptions, Spec, load_spec
 from opgen.spec.selection import OperatorSelection
+from opgen.targets.aten.native_headers import CPU_DLL_CUDA_KERNELS
 from opgen.targets.aten.options import AtenOptions
 from opgen.template import Template
 
@@ -89,8 +92,12 @@ class AtenRun:
             options.op_registration_whitelist, options.op_selection_yaml_path
         )
         spec = load_spec(
-            options.native_yaml, options.tags_yaml, LoadOptions(ignore_keys=options.ignored_keys)
+            options.native_yaml,
+            options.tags_yaml,
+            LoadOptions(ignore_keys=options.ignored_keys, release=options.run.release),
         )
+        if options.run.release.has(CPU_DLL_CUDA_KERNELS_CHECKED):
+            _check_cpu_dll_cuda_kernels(spec, options.native_yaml)
         return AtenRun(options, spec, selection, SignatureSet(), AtenOutputs.of(options))
 
     def backend_index(self, key: DispatchKey) -> BackendIndex:
@@ -110,3 +117,26 @@ class AtenRun:
         from opgen.targets.aten.dispatch_plan import KernelTable  # it imports this module
 
         return KernelTable(self)
+
+
+def _check_cpu_dll_cuda_kernels(spec: Spec, native_yaml: str) -> None:
+    """Every CUDA kernel declared as built into torch_cpu must be one of the spec's.
+
+    torchgen keeps the list of them by hand; a kernel renamed or removed in the spec
+    would leave the list stale, so 2.15's torchgen refuses such a spec.
+    """
+    registered = {
+        metadata.kernel
+        for key, index in spec.backend_indices.items()
+        if key in CUDA_DISPATCH_KEYS
+        for metadata in index.index.values()
+    }
+    missing = sorted(CPU_DLL_CUDA_KERNELS - registered)
+    if missing:
+        families = ", ".join(sorted(str(k) for k in CUDA_DISPATCH_KEYS))
+        raise SpecError(
+            f"the CUDA kernels that torch builds into torch_cpu (declared TORCH_API) must be "
+            f"registered under a CUDA-family dispatch key ({families}), and these are not: "
+            f"{', '.join(missing)}",
+            Location(native_yaml, 1),
+        )

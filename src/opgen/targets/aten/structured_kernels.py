@@ -16,13 +16,16 @@ for `Meta` and `CompositeExplicitAutogradNonFunctional`, the kernel's
 Keys with devices (CUDA, MPS, XPU, CompositeExplicitAutogradNonFunctional)
 also keep a device guard set from the first output; a group with
 `structured_inherits` calls the parent's `set_output_raw_strided` after.
+Before torch 2.13 both functions also take the outputs' `DimnameList names`,
+and give a named output its names (`OUTPUT_NAME_PROPAGATION`).
 
 The wrapper (`wrapper_<Key>_<native name>`, in the native convention) builds
 the class, calls `meta()` with the functional arguments (keeping a
 `precompute` struct if the group has `precomputed:` values), then `impl()`
 (or, for CompositeExplicitAutogradNonFunctional, the out= variant through the
 C++ API; `Meta` stops after `meta()`), copies back proxies and returns the
-outputs.
+outputs. From torch 2.15, a group with a native AOT declaration for the key calls
+`impl()` only when the declaration's stub does not handle the call (`native_aot`).
 """
 
 from __future__ import annotations
@@ -45,10 +48,12 @@ from opgen.api.types import (
 )
 from opgen.cached import cached
 from opgen.frozen import frozen
+from opgen.releases import NEWEST, OUTPUT_NAME_PROPAGATION, Release
 from opgen.spec.backend import BackendIndex
 from opgen.spec.groups import NativeFunctionsGroup
 from opgen.spec.keys import DispatchKey, SchemaKind
 from opgen.spec.native import NativeFunction
+from opgen.targets.aten.native_aot import NativeAotStubs, stub_call
 from opgen.targets.dispatch_registration import device_check
 
 K = DispatchKey
@@ -84,6 +89,13 @@ if (C10_UNLIKELY(maybe_proxy.has_value())) {
     proxy_outputs_[output_idx] = std::move(maybe_proxy).value();
 }
 """
+# Emitted C++ as torchgen writes it (byte-identical output). Before torch 2.13: a named
+# output gets its names (`OUTPUT_NAME_PROPAGATION`).
+_PROPAGATE_NAMES = """\
+    if (!names.empty()) {
+      namedinference::propagate_names(outputs_[output_idx], names);
+    }
+"""
 _MARKER = "\x00"  # stands for the parent class in cached text
 _PROXY_OUTPUT = (
     "proxy_outputs_[output_idx].has_value() ? *proxy_outputs_[output_idx] : "
@@ -118,6 +130,10 @@ class StructuredWrappers:
     """Renders structured wrappers; one per run, reusing what does not depend on the key."""
 
     signatures: SignatureSet
+    # torch 2.15 on: the stubs that wrappers call before impl() (`native_aot`).
+    native_aot: NativeAotStubs = field(default_factory=NativeAotStubs)
+    # The release whose set_output functions are written (`OUTPUT_NAME_PROPAGATION`).
+    release: Release = NEWEST
     _calls: dict[tuple[NativeFunction, bool], _Calls] = field(default_factory=dict)
     _set_outputs: dict[tuple[DispatchKey, SchemaKind, bool], tuple[str, ...]] = field(
         default_factory=dict
@@ -161,7 +177,11 @@ class StructuredWrappers:
         if key is K.CompositeExplicitAutogradNonFunctional:
             body.append(calls.out_call)
         elif key is not K.Meta:
-            body.append(f"op.impl({calls.impl_arguments});")
+            stub = self.native_aot.consulted(key, g)
+            if stub is None:
+                body.append(f"op.impl({calls.impl_arguments});")
+            else:
+                body.append(stub_call(stub, calls.impl_arguments))
         returns = len(f.func.returns)
         if k is not SchemaKind.functional:
             body.extend(
@@ -218,9 +238,10 @@ class StructuredWrappers:
         if pieces is None:
             # With a parent, its call goes where the marker is (it varies by group).
             call = None if parent is None else _MARKER
+            names = self.release.has(OUTPUT_NAME_PROPAGATION)
             functions = (
-                _set_output_function(key, k, "strided", proxy=True, parent=call),
-                _set_output_function(key, k, "raw_strided", proxy=False, parent=call),
+                _set_output_function(key, k, "strided", proxy=True, parent=call, names=names),
+                _set_output_function(key, k, "raw_strided", proxy=False, parent=call, names=names),
             )
             text = textwrap.indent("\n{}\n{}\n".format(*functions), _INDENT)
             pieces = self._set_outputs[cache_key] = tuple(text.split(_MARKER))
@@ -263,20 +284,23 @@ def _constructor(k: SchemaKind, class_name: str, returns: int) -> str:
 
 
 def _set_output_function(
-    key: DispatchKey, k: SchemaKind, name: str, *, proxy: bool, parent: str | None
+    key: DispatchKey, k: SchemaKind, name: str, *, proxy: bool, parent: str | None, names: bool
 ) -> str:
+    """`names`: the function also takes the outputs' names, and propagates them."""
     body = _set_output_body(key, k, proxy=proxy)
+    taken, passed = ("options, DimnameList names", "options, names") if names else ("options",) * 2
     super_call = (
         ""
         if parent is None
-        else f"{parent}::set_output_raw_strided(output_idx, sizes, strides, options);"
+        else f"{parent}::set_output_raw_strided(output_idx, sizes, strides, {passed});"
     )
     return (
         f"\nvoid set_output_{name}(\n"
         "    int64_t output_idx, IntArrayRef sizes, IntArrayRef strides,\n"
-        "    TensorOptions options\n"
+        f"    TensorOptions {taken}\n"
         ") override {\n"
         f"{textwrap.indent(body, _INDENT)}\n"
+        f"{_PROPAGATE_NAMES if names else ''}"
         "    // super must happen after, so that downstream can use maybe_get_output\n"
         "    // to retrieve the output\n"
         f"{textwrap.indent(super_call, _INDENT)}\n"

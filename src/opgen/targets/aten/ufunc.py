@@ -56,11 +56,13 @@ from opgen.api.ufunc import (
     scalar_expr,
 )
 from opgen.diagnostics import SpecError
+from opgen.releases import Release
 from opgen.spec.arguments import Argument
 from opgen.spec.backend import BackendIndex
 from opgen.spec.groups import NativeFunctionsGroup
 from opgen.spec.keys import DispatchKey, ScalarType, UfuncKey
 from opgen.spec.types import BaseTy, BaseType
+from opgen.targets.aten.native_headers import export_macro, kernel_export_macro
 from opgen.targets.aten.run import AtenRun
 
 U = UfuncKey
@@ -86,7 +88,7 @@ def _emit_cpu(run: AtenRun, g: NativeFunctionsGroup) -> None:
         f"UfuncCPU_{name}.cpp",
         lambda: {
             "meta_declaration": meta_declaration(g),
-            "native_declaration": native_declaration(g, index),
+            "native_declaration": native_declaration(g, index, run.options.run.release),
             "native_definitions": cpu_definitions(g),
         },
         template="UfuncCPU.cpp",
@@ -108,7 +110,7 @@ def _emit_cuda(run: AtenRun, g: NativeFunctionsGroup) -> None:
             "name": name,
             "cuda_headers": f"#include <ATen/native/{loops_header}/Loops.cuh>",
             "meta_declaration": meta_declaration(g),
-            "native_declaration": native_declaration(g, index),
+            "native_declaration": native_declaration(g, index, run.options.run.release),
             "native_definitions": cuda_definitions(g),
         },
         template="UfuncCUDA.cu",
@@ -173,19 +175,14 @@ def _precompute_setter(
     )
 
 
-def native_declaration(g: NativeFunctionsGroup, index: BackendIndex) -> list[str]:
+def native_declaration(g: NativeFunctionsGroup, index: BackendIndex, release: Release) -> list[str]:
     """The structured kernel's struct, as NativeFunctions.h declares it."""
     metadata = index.get_kernel(g)
     if metadata is None:
         return []
     assert metadata.structured, "ufunc kernels are generated structured (spec model)"
-    prefix = (
-        ""
-        if index.external
-        else "TORCH_XPU_API "
-        if index.dispatch_key.name == "XPU"
-        else "TORCH_API "
-    )
+    key_macro = export_macro(index.dispatch_key, release, structured=True)
+    prefix = "" if index.external else kernel_export_macro(key_macro, metadata.kernel) + " "
     meta_name = str(g.functional.func.name).replace(".", "_")
     params = ", ".join(b.decl() for b in impl_arguments(g))
     return [

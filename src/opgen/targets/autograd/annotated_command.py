@@ -11,11 +11,13 @@ import argparse
 
 from opgen.targets.autograd_dir import AutogradDirOptions, add_input_arguments, option_fields
 from opgen.targets.contract import LazyTarget
+from opgen.targets.torch_version import add_torch_version_argument
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_input_arguments(parser, autograd_dir="the directory of templates/")
     parser.add_argument("--dry-run", action="store_true", help="write no file")
+    add_torch_version_argument(parser)
 
 
 def options_from(args: argparse.Namespace) -> AutogradDirOptions:

@@ -20,8 +20,9 @@ from collections.abc import Callable, Sequence
 from opgen.api import python
 from opgen.output import OutputSet, TemplateDir
 from opgen.python_bindings import bound
+from opgen.releases import Release
 from opgen.spec.arguments import Argument
-from opgen.spec.model import Spec, load_spec
+from opgen.spec.model import LoadOptions, Spec, load_spec
 from opgen.spec.native import NativeFunction
 from opgen.spec.schema import BaseOperatorName
 from opgen.targets.autograd_dir import AutogradDirOptions
@@ -73,9 +74,9 @@ def annotated_args(f: NativeFunction) -> str:
     return f"{name}: {described!r},"
 
 
-def annotated_lines(spec: Spec) -> list[str]:
+def annotated_lines(spec: Spec, release: Release) -> list[str]:
     """Every line of the `annotated_args` table, namespace by namespace."""
-    bindable = [f for f in spec.functions if bound.should_generate_py_binding(f)]
+    bindable = [f for f in spec.functions if bound.should_generate_py_binding(f, release)]
     lines: list[str] = []
     for namespace, binds in NAMESPACES:
         by_operator: dict[BaseOperatorName, list[NativeFunction]] = {}
@@ -86,13 +87,15 @@ def annotated_lines(spec: Spec) -> list[str]:
     return lines
 
 
-def annotated_fn_args_outputs(spec: Spec, out: str, autograd_dir: str) -> OutputSet:
+def annotated_fn_args_outputs(
+    spec: Spec, out: str, autograd_dir: str, release: Release
+) -> OutputSet:
     """`annotated_fn_args.py` under `out`, from the template in `autograd_dir`/templates."""
     templates = TemplateDir(os.path.join(autograd_dir, "templates"), Template.from_file)
     outputs = OutputSet(out, templates, generator=ANNOTATED_FN_ARGS_GENERATOR)
 
     def env() -> dict[str, object]:
-        return {"annotated_args": ["    " + line for line in annotated_lines(spec)]}
+        return {"annotated_args": ["    " + line for line in annotated_lines(spec, release)]}
 
     outputs.add_template("annotated_fn_args.py", env, template="annotated_fn_args.py.in")
     return outputs
@@ -100,6 +103,9 @@ def annotated_fn_args_outputs(spec: Spec, out: str, autograd_dir: str) -> Output
 
 def generate(options: AutogradDirOptions) -> Generated:
     """`opgen annotated-fn-args`: the file the options describe; raises SpecError."""
-    spec = load_spec(options.native_yaml, options.tags_yaml)
-    outputs = annotated_fn_args_outputs(spec, options.out, options.autograd_dir)
+    spec = load_spec(
+        options.native_yaml, options.tags_yaml, LoadOptions(release=options.run.release)
+    )
+    release = options.run.release
+    outputs = annotated_fn_args_outputs(spec, options.out, options.autograd_dir, release)
     return Generated((outputs,), model=spec)

@@ -27,7 +27,6 @@ from collections.abc import Mapping
 from opgen.api import cpp
 from opgen.api.types import ArgumentStyle
 from opgen.autograd.model import (
-    DEFAULT_KEY,
     DifferentiabilityInfo,
     DifferentiableInput,
     DifferentiableOutput,
@@ -38,6 +37,7 @@ from opgen.autograd.model import (
 from opgen.autograd.views import get_base_name, get_view_info, modifies_arguments
 from opgen.diagnostics import Location, SpecError
 from opgen.frozen import frozen
+from opgen.releases import Release
 from opgen.spec.arguments import Argument, SelfArgument, TensorOptionsArguments
 from opgen.spec.keys import SchemaKind
 from opgen.spec.native import NativeFunction
@@ -73,6 +73,7 @@ class VariableTypeKernel:
     requires_derivative: bool
     # No forward formula: forward AD runs the operator's decomposition instead.
     try_jit_decomposition: bool
+    release: Release  # the torch release whose kernels these are
 
     @property
     def f(self) -> NativeFunction:
@@ -91,7 +92,7 @@ class VariableTypeKernel:
 
     @staticmethod
     def of(
-        fn: NativeFunctionWithDifferentiabilityInfo, key: str = DEFAULT_KEY
+        fn: NativeFunctionWithDifferentiabilityInfo, key: str, release: Release
     ) -> VariableTypeKernel:
         f = fn.func
         info = fn.info[key] if fn.info else None
@@ -137,6 +138,7 @@ class VariableTypeKernel:
                 and not modifies_arguments(f)
                 and bool(f.func.returns)
             ),
+            release=release,
         )
         _check(kernel)
         return kernel

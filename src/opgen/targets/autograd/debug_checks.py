@@ -29,6 +29,7 @@ from opgen.api.types import (
     ListCType,
 )
 from opgen.autograd.views import ALL_VIEW_FUNCTIONS
+from opgen.releases import STORAGE_SAVED_RESERVED
 from opgen.spec.keys import SchemaKind
 from opgen.targets.autograd.autograd_kernel import VariableTypeKernel
 from opgen.targets.autograd.wrappers import type_wrapper_name, unpacked_name
@@ -76,7 +77,7 @@ DONT_ENFORCE_STORAGE_IMPL_USE_COUNT = DONT_ENFORCE_TENSOR_IMPL_USE_COUNT | {
 _OPTIONAL_TENSOR_LIST = ListCType(OPTIONAL_TENSOR)
 
 
-def _save_tensor(t: str) -> str:
+def _save_tensor(t: str, reserve: bool) -> str:  # `reserve`: for lists only
     return (
         f"auto {t}_storage_saved =\n"
         f"  {t}.has_storage() ? ::std::optional<Storage>({t}.storage()) : ::std::nullopt;\n"
@@ -104,11 +105,21 @@ def _same_tensor_impl(t: str) -> str:
     )
 
 
-def _save_tensor_list(ts: str) -> str:
+def _storage_list(ts: str, reserve: bool) -> tuple[str, str]:
+    """The declaration of a list argument's saved storages, and the call that appends."""
+    if reserve:  # torch 2.15 on
+        return (
+            f"std::vector<::std::optional<Storage>> {ts}_storage_saved;\n"
+            f"{ts}_storage_saved.reserve({ts}.size());\n"
+        ), "emplace_back"
+    return f"std::vector<::std::optional<Storage>> {ts}_storage_saved({ts}.size());\n", "push_back"
+
+
+def _save_tensor_list(ts: str, reserve: bool) -> str:
+    declaration, append = _storage_list(ts, reserve)
     return (
-        f"std::vector<::std::optional<Storage>> {ts}_storage_saved({ts}.size());\n"
-        f"for (const Tensor& tensor : {ts})\n"
-        f"  {ts}_storage_saved.push_back(\n"
+        declaration + f"for (const Tensor& tensor : {ts})\n"
+        f"  {ts}_storage_saved.{append}(\n"
         "    tensor.has_storage() ? ::std::optional<Storage>(tensor.storage()) : ::std::nullopt);\n"
         f"std::vector<c10::intrusive_ptr<TensorImpl>> {ts}_impl_saved({ts}.size());\n"
         f"for (size_t i=0; i<{ts}.size(); i++)\n"
@@ -131,11 +142,11 @@ def _same_tensor_list(ts: str) -> str:
     )
 
 
-def _save_optional_tensor_list(ts: str) -> str:
+def _save_optional_tensor_list(ts: str, reserve: bool) -> str:
+    declaration, append = _storage_list(ts, reserve)
     return (
-        f"std::vector<::std::optional<Storage>> {ts}_storage_saved({ts}.size());\n"
-        f"for (const ::std::optional<Tensor>& tensor : {ts})\n"
-        f"  {ts}_storage_saved.push_back(\n"
+        declaration + f"for (const ::std::optional<Tensor>& tensor : {ts})\n"
+        f"  {ts}_storage_saved.{append}(\n"
         "    tensor.has_value() && tensor->has_storage() "
         "? ::std::optional<Storage>(tensor->storage()) : ::std::nullopt);\n"
         f"std::vector<c10::intrusive_ptr<TensorImpl>> {ts}_impl_saved({ts}.size());\n"
@@ -168,7 +179,7 @@ def _same_tensor(t: str) -> str:
 
 
 # The checks of an input, by its C++ type without reference: (save, enforce).
-_INPUT_CHECKS: dict[object, tuple[Callable[[str], str], Callable[[str], str]]] = {
+_INPUT_CHECKS: dict[object, tuple[Callable[[str, bool], str], Callable[[str], str]]] = {
     TENSOR_LIST: (_save_tensor_list, _same_tensor_list),
     I_TENSOR_LIST_REF: (_save_tensor_list, _same_tensor_list),
     _OPTIONAL_TENSOR_LIST: (_save_optional_tensor_list, _same_optional_tensor_list),
@@ -231,11 +242,12 @@ def with_debug_checks(kernel: VariableTypeKernel, call: str, unpacked: list[Bind
         return call
     before: list[str] = []
     after: list[str] = []
+    reserve = kernel.release.has(STORAGE_SAVED_RESERVED)
     for binding in unpacked:
         checks = _INPUT_CHECKS.get(binding.nctype.type.remove_const_ref())
         if checks is not None:
             save, enforce = checks
-            before.append(save(binding.name))
+            before.append(save(binding.name, reserve))
             after.append(enforce(binding.name))
     after += _output_checks(kernel)
     if not before or not after:

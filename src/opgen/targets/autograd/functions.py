@@ -55,7 +55,9 @@ class _Nodes:
     @cached
     def nodes(self) -> list[BackwardNode]:
         run = self._run
-        return [backward_node(info) for info in infos_with_derivatives(run.derivatives, run.fns)]
+        release = run.options.run.release
+        infos = infos_with_derivatives(run.derivatives, run.fns)
+        return [backward_node(info, release) for info in infos]
 
     def render(self, name: str) -> str:
         key, text = _FILES[name]

@@ -7,6 +7,14 @@ and not `add_`) unless a list says otherwise.
 
 from __future__ import annotations
 
+from opgen.releases import (
+    COMPLEX_LDEXP,
+    COMPLEX_LINEAR_NARROW_COPY,
+    COMPLEX_NAN_TO_NUM,
+    COMPLEX_POLAR_AND_SQRTH,
+    Release,
+)
+
 
 def _names(text: str) -> frozenset[str]:
     return frozenset(text.split())
@@ -33,7 +41,8 @@ DONT_REQUIRE_DERIVATIVE = _names(
 )
 
 # Operators whose backward is implemented and tested for complex (C -> C, R -> C)
-# tensors; every other kernel rejects complex differentiable outputs.
+# tensors, in torch 2.13 (`gradient_implemented_for_complex` gives every release's);
+# every other kernel rejects complex differentiable outputs.
 GRADIENT_IMPLEMENTED_FOR_COMPLEX = _names(
     """
     fill t t_copy view reshape reshape_as view_as view_copy roll clone block_diag diag_embed
@@ -70,6 +79,28 @@ GRADIENT_IMPLEMENTED_FOR_COMPLEX = _names(
     _to_dense _coalesce coalesce values _sparse_coo_tensor_with_dims_and_tensors _sparse_addmm
     """
 )
+
+# What each release added to (or, for 2.14, took from) the 2.13 list, by its Change.
+_COMPLEX_SINCE_2_11 = _names("ldexp")
+_COMPLEX_SINCE_2_12 = _names("linear narrow_copy")
+_COMPLEX_SINCE_2_14 = _names("linalg_matrix_sqrth linalg_polar")
+_COMPLEX_UNTIL_2_14 = _names("cholesky")
+_COMPLEX_SINCE_2_15 = _names("nan_to_num")
+
+
+def gradient_implemented_for_complex(release: Release) -> frozenset[str]:
+    """GRADIENT_IMPLEMENTED_FOR_COMPLEX as `release` has it."""
+    names = GRADIENT_IMPLEMENTED_FOR_COMPLEX
+    if not release.has(COMPLEX_LINEAR_NARROW_COPY):
+        names = names - _COMPLEX_SINCE_2_12
+    if not release.has(COMPLEX_LDEXP):
+        names = names - _COMPLEX_SINCE_2_11
+    if release.has(COMPLEX_POLAR_AND_SQRTH):
+        names = names - _COMPLEX_UNTIL_2_14 | _COMPLEX_SINCE_2_14
+    if release.has(COMPLEX_NAN_TO_NUM):
+        names = names | _COMPLEX_SINCE_2_15
+    return names
+
 
 # Operators (full names, with the inplace `_`) that invalidate the input's gradient
 # accumulator, which the kernel then resets.

@@ -13,7 +13,7 @@ from opgen.api.signatures import SignatureSet
 from opgen.autograd.model import DerivativeInfos, NativeFunctionWithDifferentiabilityInfo
 from opgen.frozen import frozen
 from opgen.output import OutputSet, TemplateDir, template_comment_dir
-from opgen.spec.model import Spec, load_spec
+from opgen.spec.model import LoadOptions, Spec, load_spec
 from opgen.spec.selection import OperatorSelection
 from opgen.targets.autograd.options import AUTOGRAD_GENERATOR, AutogradOptions
 from opgen.template import Template
@@ -38,7 +38,9 @@ class AutogradRun:
         from opgen.autograd.match import match_differentiability_info
 
         selection = OperatorSelection.from_flags(None, options.op_selection_yaml_path)
-        spec = load_spec(options.native_yaml, options.tags_yaml)
+        spec = load_spec(
+            options.native_yaml, options.tags_yaml, LoadOptions(release=options.run.release)
+        )
         derivatives = load_derivative_infos(spec, options.derivatives_yaml)
         return AutogradRun.of(options, spec, selection, derivatives, match_differentiability_info)
 

@@ -40,6 +40,7 @@ from opgen.api.types import (
 )
 from opgen.autograd.model import SavedAttribute
 from opgen.autograd.views import is_tensor_list_type
+from opgen.releases import STORAGE_SAVED_RESERVED
 from opgen.spec.types import ListType
 from opgen.targets.autograd.autograd_kernel import VariableTypeKernel
 from opgen.template import Template
@@ -63,17 +64,26 @@ _OPTIONAL_STRING_VIEW = OptionalCType(STRING_VIEW)
 _GRAD_INPUT_MASK = re.compile(r"grad_input_mask\[(\d+)\]")
 
 # The statements of an inplace foreach kernel, per element that has a node.
-LOOP_OVER_GRAD_FNS = Template(
+_LOOP_OVER_GRAD_FNS = Template(
     "if (!grad_fns.empty()) {\n"
     "    ${preamble}\n"
     "    for (const auto& i : c10::irange(grad_fns.size())) {\n"
-    "        auto grad_fn = grad_fns[i];\n"
+    "        ${grad_fn} = grad_fns[i];\n"
     "        if (grad_fn != nullptr) {\n"
     "            ${statements}\n"
     "        }\n"
     "    }\n"
     "}\n"
 )
+
+
+def loop_over_grad_fns(
+    kernel: VariableTypeKernel, statements: str | list[str], preamble: str = ""
+) -> str:
+    """`statements` for each node of an inplace foreach kernel."""
+    reference = kernel.release.has(STORAGE_SAVED_RESERVED)
+    grad_fn = "const auto& grad_fn" if reference else "auto grad_fn"
+    return _LOOP_OVER_GRAD_FNS.substitute(preamble=preamble, statements=statements, grad_fn=grad_fn)
 
 
 def _attribute_name(saved: SavedAttribute) -> str:
@@ -209,7 +219,7 @@ def emit_save_inputs(kernel: VariableTypeKernel) -> list[str]:
     if kernel.is_inplace_foreach:
         if not statements:
             return []
-        return [LOOP_OVER_GRAD_FNS.substitute(preamble="", statements=statements)]
+        return [loop_over_grad_fns(kernel, statements)]
     for arg in kernel.args_with_derivatives:
         if is_tensor_list_type(arg.type):
             statements.append(f"grad_fn->{arg.name}_size_ = {arg.name}.size();")
@@ -225,7 +235,7 @@ def emit_save_outputs(kernel: VariableTypeKernel) -> str:
     if not statements:
         return ""
     if kernel.is_inplace_foreach:
-        return LOOP_OVER_GRAD_FNS.substitute(preamble="", statements=statements)
+        return loop_over_grad_fns(kernel, statements)
     return _IF_GRAD_FN.substitute(statements=statements)
 
 

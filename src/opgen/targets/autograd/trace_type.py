@@ -31,6 +31,7 @@ from opgen.spec.native import NativeFunction
 from opgen.targets.autograd.run import AutogradRun
 from opgen.targets.autograd.wrappers import (
     MANUAL_TRACER,
+    autograd_shards,
     get_return_value,
     method_definition,
     tie_return_values,
@@ -231,7 +232,8 @@ def trace_kernel(f: NativeFunction, sigs: FunctionSignatures) -> str:
 
 
 def emit_trace_type(run: AutogradRun) -> None:
-    """`TraceType_0.cpp` ... `TraceType_9.cpp` and `TraceTypeEverything.cpp`."""
+    """`TraceType_0.cpp` ... `TraceType_9.cpp` (`_4` before torch 2.13) and
+    `TraceTypeEverything.cpp`."""
 
     def env(f: NativeFunction) -> dict[str, list[str]]:
         return {
@@ -247,7 +249,7 @@ def emit_trace_type(run: AutogradRun) -> None:
         [f for f in run.spec.functions if cpp.name(f.func) not in MANUAL_TRACER],
         key=_root_name,
         env=env,
-        num_shards=10,
+        num_shards=autograd_shards(run.options.run.release),
         sharded_keys=("ops_headers", "trace_method_definitions", "trace_wrapper_registrations"),
         base_env={"generated_comment": f"@generated from {run.template_comment_dir}/TraceType.cpp"},
         weight=1,  # the second largest family, after VariableType's

@@ -6,10 +6,10 @@ Files (skipped with --disable-autograd):
   template with one `${type_derived_method_definitions_<key>}` placeholder and
   one `TORCH_LIBRARY_IMPL(aten, <key>, m)` block per dispatch key the
   derivatives use (`Default` registers as `Autograd`), in sorted key order;
-- `VariableType_0.cpp` ... `VariableType_9.cpp` and `VariableTypeEverything.cpp`,
-  that intermediate template rendered with the kernels and registrations,
-  sharded by operator name. They are rendered from the intermediate text in
-  memory; it is never read back.
+- `VariableType_0.cpp` ... `VariableType_9.cpp` (`_4` before torch 2.13) and
+  `VariableTypeEverything.cpp`, that intermediate template rendered with the
+  kernels and registrations, sharded by operator name. They are rendered from
+  the intermediate text in memory; it is never read back.
 
 Each function VariableType handles (`use_derived`) gets a kernel per key of
 its derivatives entry (`Default` if it has none), registered with `m.impl`.
@@ -34,6 +34,7 @@ from opgen.autograd.model import (
 )
 from opgen.autograd.views import get_base_name
 from opgen.diagnostics import SpecError
+from opgen.releases import Release
 from opgen.targets.autograd.autograd_kernel import VariableTypeKernel
 from opgen.targets.autograd.debug_checks import (
     DONT_ENFORCE_SAME_TENSOR_IMPL_OR_STORAGE,
@@ -47,6 +48,7 @@ from opgen.targets.autograd.wrappers import (
     MANUAL_AUTOGRAD_AND_TRACER,
     MANUAL_BACKEND,
     autograd_not_implemented_registration,
+    autograd_shards,
     method_definition,
     type_wrapper_name,
     use_derived,
@@ -55,7 +57,6 @@ from opgen.targets.autograd.wrappers import (
 )
 from opgen.template import Template
 
-NUM_SHARDS = 10
 _TEMPLATE = "VariableType.cpp"
 
 # A function's contribution to its shard: {placeholder name: fragments}.
@@ -71,12 +72,13 @@ def emit_variable_type(run: AutogradRun) -> None:
     run.outputs.add(f"templates/{_TEMPLATE}", intermediate.text, family=intermediate)
     keys = sorted(run.derivatives.used_dispatch_keys)
     signatures = run.signatures
+    release = run.options.run.release
     run.outputs.add_sharded(
         _TEMPLATE,
         [fn for fn in run.fns if use_derived(fn)],
         key=lambda fn: cpp.name(fn.func.func),
-        env=lambda fn: kernel_fragments(signatures, fn),
-        num_shards=NUM_SHARDS,
+        env=lambda fn: kernel_fragments(signatures, fn, release),
+        num_shards=autograd_shards(release),
         sharded_keys=[
             _placeholders(kind, key)
             for kind in ("type_derived_method_definitions", "wrapper_registrations")
@@ -111,7 +113,7 @@ def intermediate_env(used_keys: frozenset[str]) -> dict[str, str]:
 
 
 def kernel_fragments(
-    signatures: SignatureSet, fn: NativeFunctionWithDifferentiabilityInfo
+    signatures: SignatureSet, fn: NativeFunctionWithDifferentiabilityInfo, release: Release
 ) -> Fragments:
     """The kernels of a `use_derived` function and their registrations, by placeholder."""
     f = fn.func
@@ -128,7 +130,7 @@ def kernel_fragments(
     fragments: dict[str, list[str]] = {}
     for key in fn.info or (DEFAULT_KEY,):
         name = type_wrapper_name(f, key)
-        body = emit_body(VariableTypeKernel.of(fn, key), dispatcher.bindings)
+        body = emit_body(VariableTypeKernel.of(fn, key, release), dispatcher.bindings)
         definition = method_definition(dispatcher.returns_text, name, formals, body)
         fragments[_placeholders("type_derived_method_definitions", key)] = [definition]
         fragments[_placeholders("wrapper_registrations", key)] = [

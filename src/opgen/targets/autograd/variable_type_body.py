@@ -20,6 +20,7 @@ from collections.abc import Sequence
 from opgen.api import cpp
 from opgen.api.types import Binding
 from opgen.autograd.views import modifies_arguments
+from opgen.releases import INTRUSIVE_NODES, NODE_CREATION_HOOKS, Release
 from opgen.spec.types import ListType
 from opgen.targets.autograd.autograd_kernel import VariableTypeKernel
 from opgen.targets.autograd.debug_checks import with_debug_checks
@@ -31,13 +32,13 @@ from opgen.targets.autograd.forward_ad import (
     emit_fw_derivatives,
 )
 from opgen.targets.autograd.kernel_lists import (
-    GRADIENT_IMPLEMENTED_FOR_COMPLEX,
     RESET_GRAD_ACCUMULATOR,
+    gradient_implemented_for_complex,
 )
 from opgen.targets.autograd.saved_variables import (
-    LOOP_OVER_GRAD_FNS,
     emit_save_inputs,
     emit_save_outputs,
+    loop_over_grad_fns,
 )
 from opgen.targets.autograd.wrappers import (
     TMP_VAR,
@@ -92,6 +93,8 @@ def emit_body(kernel: VariableTypeKernel, bindings: Sequence[Binding]) -> list[s
     if requires:
         # After forward AD, which may still read the outputs' old state.
         body.append(emit_save_outputs(kernel))
+        if kernel.release.has(NODE_CREATION_HOOKS):  # once the node is complete
+            body.append(_fire_creation_hooks(kernel))
     if str(f.func.name.name) in RESET_GRAD_ACCUMULATOR:
         assert kernel.inplace, "only inplace functions reset self's gradient accumulator"
         body.append("reset_grad_accumulator(self);")
@@ -167,22 +170,24 @@ def _setup_derivative(kernel: VariableTypeKernel) -> list[str]:
     if kernel.is_out_fn:
         # out= functions are not differentiable: nothing may require grad.
         return [
-            "c10::intrusive_ptr<Node> grad_fn;\n",
+            f"{_node_pointer('Node', kernel.release)} grad_fn;\n",
             _requires_no_grad([a.name for a in kernel.differentiable_inputs], kernel.base_name),
             _requires_no_grad([o.name for o in kernel.differentiable_outputs], kernel.base_name),
         ]
     info = kernel.info
     has_formulas = info is not None and info.has_derivatives
-    op = info.op if info is not None and has_formulas else "NotImplemented"
+    # An info with formulas has a node class (DifferentiabilityInfo.op).
+    op = (info.op if info is not None and has_formulas else None) or "NotImplemented"
     ctor = "" if has_formulas else f'"{kernel.name}"'
+    pointer = _node_pointer(op, kernel.release)
     if kernel.is_inplace_foreach:
-        declaration = f"std::vector<c10::intrusive_ptr<{op}>> grad_fns;\n"
-        setup = _build_foreach_nodes(kernel, f"{op}", ctor).split("\n")
+        declaration = f"std::vector<{pointer}> grad_fns;\n"
+        setup = _build_foreach_nodes(kernel, op, ctor).split("\n")
     else:
-        declaration = f"c10::intrusive_ptr<{op}> grad_fn;\n"
+        declaration = f"{pointer} grad_fn;\n"
         edges = ", ".join(a.name for a in kernel.args_with_derivatives)
         setup = [
-            f"grad_fn = c10::make_intrusive<{op}>({ctor});",
+            f"grad_fn = {_new_node(op, ctor, kernel.release)};",
             f"grad_fn->set_next_edges(collect_next_edges( {edges} ));",
             "",
         ]
@@ -192,6 +197,22 @@ def _setup_derivative(kernel: VariableTypeKernel) -> list[str]:
         declaration,
         _IF_ANY_REQUIRES_GRAD.substitute(setup=setup),
     ]
+
+
+def _node_pointer(op: str, release: Release) -> str:
+    """The pointer type a kernel holds its node by (before 2.13, nodes were shared)."""
+    if release.has(INTRUSIVE_NODES):
+        return f"c10::intrusive_ptr<{op}>"
+    return f"std::shared_ptr<{op}>"
+
+
+def _new_node(op: str, ctor: str, release: Release) -> str:
+    """A new node of class `op`, held as `_node_pointer` says."""
+    if release.has(INTRUSIVE_NODES):
+        return f"c10::make_intrusive<{op}>({ctor})"
+    # A shared node is deleted by deleteNode, which unlinks long chains of nodes
+    # iteratively rather than by recursion.
+    return f"std::shared_ptr<{op}>(new {op}({ctor}), deleteNode)"
 
 
 def _build_foreach_nodes(kernel: VariableTypeKernel, op: str, ctor: str) -> str:
@@ -208,11 +229,11 @@ def _build_foreach_nodes(kernel: VariableTypeKernel, op: str, ctor: str) -> str:
         "for (const auto& i : c10::irange( self.size() )) {\n"
         f"  const auto ith_requires_grad = compute_requires_grad({args});\n"
         "  check_inplace(self[i], ith_requires_grad);\n"
-        f"  grad_fns.push_back([&]() -> c10::intrusive_ptr<{op}> {{\n"
+        f"  grad_fns.push_back([&]() -> {_node_pointer(op, kernel.release)} {{\n"
         "      if (!ith_requires_grad) {\n"
         "          return nullptr;\n"
         "      } else {\n"
-        f"          auto grad_fn = c10::make_intrusive<{op}>({ctor});\n"
+        f"          auto grad_fn = {_new_node(op, ctor, kernel.release)};\n"
         f"          grad_fn->set_next_edges(collect_next_edges( {args} ));\n"
         "          return grad_fn;\n"
         "      }\n"
@@ -297,26 +318,57 @@ def _call(kernel: VariableTypeKernel, unpacked: list[Binding]) -> str:
     return with_debug_checks(kernel, text, unpacked)
 
 
+def _rebases(kernel: VariableTypeKernel) -> bool:
+    """Whether the kernel rebases its outputs' history (inplace, not a view) or sets it."""
+    return modifies_arguments(kernel.f) and kernel.view_info is None
+
+
 def _history(kernel: VariableTypeKernel) -> str:
-    """Attaching the node to the differentiable outputs."""
-    rebase = modifies_arguments(kernel.f) and kernel.view_info is None
+    """Attaching the node to the differentiable outputs; with node-creation hooks, an
+    inplace kernel keeps the node `rebase_history` attached (a view's CopySlices)."""
+    rebase = _rebases(kernel)
     fn = "rebase" if rebase else "set"
+    keep = rebase and kernel.release.has(NODE_CREATION_HOOKS)
     if not kernel.is_inplace_foreach:
         outputs = ", ".join(o.name for o in kernel.differentiable_outputs)
-        return (
-            f"if (grad_fn) {{\n    {fn}_history(flatten_tensor_args( {outputs} ), grad_fn);\n}}\n"
-        )
-    return LOOP_OVER_GRAD_FNS.substitute(
+        call = f"{fn}_history(flatten_tensor_args( {outputs} ), grad_fn);"
+        if keep:
+            return (
+                "c10::intrusive_ptr<Node> _rebased_fn;\n"
+                f"if (grad_fn) {{\n    _rebased_fn = {call}\n}}\n"
+            )
+        return f"if (grad_fn) {{\n    {call}\n}}\n"
+    loop = loop_over_grad_fns(
+        kernel,
+        ("_rebased_fns[i] = " if keep else "")
+        + f"{fn}_history(differentiable_outputs[i], grad_fns[i]);",
         preamble="auto differentiable_outputs = flatten_tensor_args( self );\n"
         "TORCH_INTERNAL_ASSERT(differentiable_outputs.size() == grad_fns.size());",
-        statements=f"{fn}_history(differentiable_outputs[i], grad_fns[i]);",
+    )
+    if keep:
+        return (
+            "c10::SmallVector<c10::intrusive_ptr<Node>, 8> _rebased_fns(grad_fns.size());\n" + loop
+        )
+    return loop
+
+
+def _fire_creation_hooks(kernel: VariableTypeKernel) -> str:
+    """Telling node-creation hooks about the kernel's node(s)."""
+    rebase = _rebases(kernel)
+    if not kernel.is_inplace_foreach:
+        node = "_rebased_fn" if rebase else "grad_fn"
+        return f"if ({node}) {{\n    fire_node_creation_hooks({node});\n}}\n"
+    node = "_rebased_fns[i]" if rebase else "grad_fns[i]"
+    return (
+        "for (const auto& i : c10::irange(grad_fns.size())) {\n"
+        f"    if ({node}) {{\n        fire_node_creation_hooks({node});\n    }}\n}}\n"
     )
 
 
 def _complex_checks(kernel: VariableTypeKernel) -> list[str]:
     """Rejecting complex outputs where the backward is not known to handle them."""
     base_name = kernel.base_name
-    if base_name in GRADIENT_IMPLEMENTED_FOR_COMPLEX:
+    if base_name in gradient_implemented_for_complex(kernel.release):
         return []
     return [
         f'throw_error_for_complex_autograd({o.name}, "{base_name}");'

@@ -5,6 +5,8 @@ convention with the dispatch key set first (`c10::DispatchKeySet ks, ...`),
 named by `type_wrapper_name`, which unpacks or forwards its arguments,
 redispatches, and returns what the redispatch returned. Some operators are
 written by hand in PyTorch (`MANUAL_*`) and get no generated wrapper.
+VariableType and TraceType are split into the same number of shards
+(`autograd_shards`).
 """
 
 from __future__ import annotations
@@ -16,10 +18,17 @@ from opgen.api.dispatcher import DispatcherSignature
 from opgen.api.types import ArgumentStyle, Binding
 from opgen.autograd.model import NativeFunctionWithDifferentiabilityInfo, dispatch_strategy
 from opgen.autograd.views import is_tensor_list_type
+from opgen.releases import TEN_AUTOGRAD_SHARDS, Release
 from opgen.spec.arguments import SelfArgument, TensorOptionsArguments
 from opgen.spec.keys import SchemaKind
 from opgen.spec.native import NativeFunction
 from opgen.template import Template
+
+
+def autograd_shards(release: Release) -> int:
+    """How many shards VariableType and TraceType are split into (`<file>_<n>.cpp`)."""
+    return 10 if release.has(TEN_AUTOGRAD_SHARDS) else 5
+
 
 # Operators with manual_kernel_registration whose backend, Autograd and Tracer
 # kernels are all written by hand (torch/csrc/autograd/VariableTypeManual.cpp).

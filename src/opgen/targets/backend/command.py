@@ -13,6 +13,7 @@ import argparse
 
 from opgen.targets.backend.options import BackendOptions
 from opgen.targets.contract import LazyTarget, RunOptions
+from opgen.targets.torch_version import add_torch_version_argument, choose_release
 
 
 def add_common_arguments(parser: argparse.ArgumentParser) -> None:
@@ -49,6 +50,7 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
         help="the ATen directory: native/native_functions.yaml, native/tags.yaml and "
         "templates/ (default: the installed torchgen's packaged ATen)",
     )
+    add_torch_version_argument(parser)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -57,9 +59,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def backend_options(args: argparse.Namespace) -> BackendOptions:
     """The flags `opgen backend` and `opgen lazy` share, as options."""
+    release = choose_release(args.torch_version, [args.source_path, args.source_yaml])
     return BackendOptions(
         source_yaml=args.source_yaml,
-        run=RunOptions(args.output_dir, dry_run=args.dry_run),
+        run=RunOptions(
+            args.output_dir,
+            dry_run=args.dry_run,
+            release=release.release,
+            release_notice=release.notice,
+        ),
         impl_path=args.impl_path,
         source_path=args.source_path,
     )

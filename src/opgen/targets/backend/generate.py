@@ -55,11 +55,13 @@ def load_inputs(options: BackendOptions) -> tuple[Path, Spec, ExternalBackend]:
     backend_name, names = listed_operators(doc)
     if backend_name is not None and not _may_have_kernels(read_text(native), backend_name):
         try:
-            spec = load_spec(native, tags, LoadOptions(only_operators=names))
+            spec = load_spec(
+                native, tags, LoadOptions(only_operators=names, release=options.run.release)
+            )
             return aten, spec, read_external_backend(doc, spec)
         except SpecError:
             pass
-    spec = load_spec(native, tags)
+    spec = load_spec(native, tags, LoadOptions(release=options.run.release))
     return aten, spec, read_external_backend(doc, spec)
 
 

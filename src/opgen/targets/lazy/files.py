@@ -15,11 +15,13 @@ name of each item's functional operator, then each item's functions.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Set
+from functools import partial
 
 from opgen.api.lazy import UnsupportedLazyOperator
 from opgen.diagnostics import Diagnostic, SpecError
 from opgen.frozen import frozen
 from opgen.output import OutputSet
+from opgen.releases import Release
 from opgen.spec.backend import BackendIndex
 from opgen.spec.native import NativeFunction
 from opgen.spec.schema import OperatorName
@@ -103,7 +105,7 @@ class LazyTexts:
     non_native: list[str]  # LazyNonNativeIr.h
 
 
-def lazy_texts(run: BackendRun, options: LazyOptions) -> LazyTexts:
+def lazy_texts(run: BackendRun, options: LazyOptions, release: Release) -> LazyTexts:
     """Every operator's texts; a SpecError at the YAML entry of each one lazy IR cannot express."""
     backend = run.backend
     generated = {op.name for op in backend.full_codegen}
@@ -122,11 +124,12 @@ def lazy_texts(run: BackendRun, options: LazyOptions) -> LazyTexts:
         return found
 
     kernels = texts(generated, native_function_definitions)
-    nodes = texts(with_ir, ir_node_classes)
+    nodes = texts(with_ir, partial(ir_node_classes, release=release))
     non_native = []
     for node in backend.non_native:
         try:
-            non_native.append(non_native_node(node.func, node.properties, node.opkind, options))
+            text = non_native_node(node.func, node.properties, node.opkind, options, release)
+            non_native.append(text)
         except UnsupportedLazyOperator as e:
             errors.append(Diagnostic(node.location, str(e)))
     if errors:

@@ -49,7 +49,7 @@ def generate(options: LazyBackendOptions) -> Generated:
     generated = frozenset(op.name for op in backend.full_codegen)
     if options.backend.impl_path is not None:
         check_kernel_definitions(run, options.backend.impl_path, generated=generated)
-    texts = lazy_texts(run, lazy)
+    texts = lazy_texts(run, lazy, options.run.release)
     check_shape_inference_header(run, lazy)
     output_dir = options.run.output_dir
     files = output_set(output_dir, aten, GENERATOR)

@@ -4,10 +4,11 @@ A node class derives from the backend's node base (`options.node_base`) and
 holds its operator's arguments in the lazy IR convention (`opgen.api.lazy`):
 values are the node's operands (passed to the base, in order), scalars are
 members. It has a `ClassOpKind()`, a constructor, a `ToString()` that prints
-the scalars, a `CanBeReused()` that tells whether a cached node equals a node
-about to be built, and, with TorchScript lowerings (`options.gen_ts_lowerings`),
-`Create` and `Lower` methods. Which methods are generated or only declared,
-and how the shape is found, are the node's properties.
+the scalars (moving the stream's text out since torch 2.13), a `CanBeReused()`
+that tells whether a cached node equals a node about to be built, and, with
+TorchScript lowerings (`options.gen_ts_lowerings`), `Create` and `Lower`
+methods. Which methods are generated or only declared, and how the shape is
+found, are the node's properties.
 
 Native operators get the properties `NATIVE_PROPERTIES` (the kernel computes
 the shapes); a backend's non-native entries start from `NON_NATIVE_PROPERTIES`
@@ -26,6 +27,7 @@ from opgen.api.lazy import (
     value_type,
 )
 from opgen.api.types import BaseCType, OptionalCType, VectorCType
+from opgen.releases import LAZY_TO_STRING_MOVES, NEWEST, Release
 from opgen.spec.backend import BackendIndex
 from opgen.spec.native import NativeFunction
 from opgen.spec.schema import FunctionSchema
@@ -36,16 +38,22 @@ from opgen.targets.lazy.ts_lowering import lower_method
 _UNINTERNED_SYMBOLS = frozenset({"sigmoid_backward"})
 
 
-def ir_node_classes(f: NativeFunction, index: BackendIndex, options: LazyOptions) -> list[str]:
+def ir_node_classes(
+    f: NativeFunction, index: BackendIndex, options: LazyOptions, release: Release = NEWEST
+) -> list[str]:
     """The node class of `f` (one text), as `LazyIr.h` declares it."""
     metadata = index.get_kernel(f)
     symint = metadata is not None and metadata.supports_symint()
     schema = LazyIrSchema.of(f.func, value_type(options.lazy_value_class), symint=symint)
-    return [node_class(schema, options)]
+    return [node_class(schema, options, release)]
 
 
 def non_native_node(
-    schema: FunctionSchema, properties: Sequence[str], opkind: str | None, options: LazyOptions
+    schema: FunctionSchema,
+    properties: Sequence[str],
+    opkind: str | None,
+    options: LazyOptions,
+    release: Release = NEWEST,
 ) -> str:
     """The node class of a backend's `non_native:` entry, as `LazyNonNativeIr.h` declares it.
 
@@ -56,7 +64,8 @@ def non_native_node(
     for p in properties:
         chosen = chosen.with_property(p)
     value = value_type(options.lazy_value_class)
-    return node_class(LazyIrSchema.of(schema, value, chosen, symint=True, opkind=opkind), options)
+    node = LazyIrSchema.of(schema, value, chosen, symint=True, opkind=opkind)
+    return node_class(node, options, release)
 
 
 def aten_symbol(schema: LazyIrSchema) -> str:
@@ -67,7 +76,7 @@ def aten_symbol(schema: LazyIrSchema) -> str:
     return name if name.startswith("at::") else f"at::aten::{name}"
 
 
-def node_class(schema: LazyIrSchema, options: LazyOptions) -> str:
+def node_class(schema: LazyIrSchema, options: LazyOptions, release: Release = NEWEST) -> str:
     """The C++ class of one IR node."""
     node, base = schema.node_name, options.node_base
     opkind = schema.opkind or aten_symbol(schema)
@@ -89,6 +98,7 @@ def node_class(schema: LazyIrSchema, options: LazyOptions) -> str:
     else:  # without TorchScript lowerings: no Create, no Lower, never reused
         create, lower = "", ""
         reuse = f"bool CanBeReused({reuse_params}) const {{\n    return false;\n    }}"
+    text = "std::move(ss).str()" if release.has(LAZY_TO_STRING_MOVES) else "ss.str()"
     return f"""\
 class {node} : public {base} {{
  public:
@@ -106,7 +116,7 @@ class {node} : public {base} {{
     std::stringstream ss;
     ss << {base}::ToString();
     {printed}
-    return std::move(ss).str();
+    return {text};
   }}
 
   {create}

@@ -11,6 +11,7 @@ import argparse
 
 from opgen.targets.contract import LazyTarget, RunOptions
 from opgen.targets.pyi.options import PyiOptions
+from opgen.targets.torch_version import add_torch_version_argument, choose_release
 
 DESCRIPTION = """\
 Generate the type stubs of torch's generated bindings under OUT:
@@ -40,13 +41,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "_tensor_docs.py, read without importing them; without it the stubs have none",
     )
     add("--dry-run", action="store_true", help="generate everything but write no file")
+    add_torch_version_argument(parser)
 
 
 def options_from(args: argparse.Namespace) -> PyiOptions:
+    release = choose_release(args.torch_version, [args.native_functions, args.docs])
     return PyiOptions(
         native_yaml=args.native_functions,
         tags_yaml=args.tags,
-        run=RunOptions(args.out, dry_run=args.dry_run),
+        run=RunOptions(
+            args.out, dry_run=args.dry_run, release=release.release, release_notice=release.notice
+        ),
         deprecated_yaml=args.deprecated,
         docs_dir=args.docs,
     )

@@ -8,7 +8,9 @@ are written in, statement by statement:
 
 - string literals, `+`, f-strings, items of dicts, `str.format` with positional,
   keyword and `**mapping` arguments, dict, tuple and list literals, names;
-- module-level assignments, `for` loops over literal tuples, and `if
+- module-level assignments, `for` loops over literal tuples (a loop over
+  `dir(torch)` documents what torch holds at run time, which the stubs never
+  carry: it is skipped), and `if
   hasattr(torch, name)` (taken as true: a docstring of a name the stubs do
   not declare is never used);
 - the modules' helpers, by name, with the behaviour they have there:
@@ -99,6 +101,18 @@ def clean_docstring(text: str) -> str:
     import inspect  # only --docs runs need it
 
     return inspect.cleandoc(text).strip()
+
+
+def _is_dir_of_torch(node: ast.expr) -> bool:
+    """`dir(torch)`: what torch holds at run time, which the stubs never document."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "dir"
+        and len(node.args) == 1
+        and isinstance(node.args[0], ast.Name)
+        and node.args[0].id == "torch"
+    )
 
 
 class _DocsModule:
@@ -197,6 +211,8 @@ class _DocsModule:
     def _loop(self, node: ast.For) -> None:
         if not isinstance(node.target, ast.Name) or node.orelse:
             raise self._error(node, "this loop")
+        if _is_dir_of_torch(node.iter):
+            return  # documents objects found at import (torch 2.15's _foreach_ aliases)
         items = self._evaluate(node.iter)
         if not isinstance(items, tuple):
             raise self._error(node.iter, "a loop over this")

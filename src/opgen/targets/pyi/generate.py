@@ -15,16 +15,17 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable, Mapping
 
+from opgen.api import pyi
 from opgen.api.signatures import SignatureSet
 from opgen.output import OutputSet, TemplateDir
-from opgen.spec.model import load_spec
+from opgen.spec.model import LoadOptions, load_spec
 from opgen.targets.contract import Generated
 from opgen.targets.pyi import nn_functions, return_types, torch_functions
 from opgen.targets.pyi.docs import FUNCTION_PREFIX, TENSOR_PREFIX, load_docstrings
 from opgen.targets.pyi.hints import SpecStubs, spec_stubs
 from opgen.targets.pyi.options import PYI_GENERATOR, PyiOptions
 from opgen.targets.pyi.stubs import Definition, Stub, add_all, render_imports, sorted_stubs
-from opgen.targets.pyi.tensor_methods import TENSOR_METHODS, TENSOR_OPERATORS
+from opgen.targets.pyi.tensor_methods import TENSOR_METHODS, tensor_operators
 from opgen.template import Template
 
 TEMPLATES = os.path.join(os.path.dirname(__file__), "templates")
@@ -40,10 +41,13 @@ def generate(options: PyiOptions) -> Generated:
     """The files the options describe; raises SpecError for bad input."""
     from opgen.python_bindings.overloads import load_deprecated
 
-    spec = load_spec(options.native_yaml, options.tags_yaml)
+    spec = load_spec(
+        options.native_yaml, options.tags_yaml, LoadOptions(release=options.run.release)
+    )
     deprecated = () if options.deprecated_yaml is None else load_deprecated(options.deprecated_yaml)
     docstrings = {} if options.docs_dir is None else load_docstrings(options.docs_dir)
-    stubs = spec_stubs(spec.functions, deprecated, SignatureSet())
+    hints = pyi.hints_for(options.run.release)
+    stubs = spec_stubs(spec.functions, deprecated, SignatureSet(), hints)
     outputs = stub_files(stubs, docstrings, options.out)
     # A dry run renders the stubs too: what it checks is that they can be written.
     return Generated((outputs,), dry_run_renders=True, model=(spec, stubs))
@@ -69,7 +73,7 @@ def _torch_functions(stubs: SpecStubs, docstrings: Mapping[str, str]) -> dict[st
     _extend(by_name, stubs.functions)
     declared = {name for name, declarations in by_name.items() if declarations}
     return {
-        "imports": render_imports(torch_functions.IMPORTS),
+        "imports": render_imports(torch_functions.imports(stubs.hints)),
         "all_names": _quoted(sorted(declared | stubs.structseqs.keys())),
         "definitions": sorted_stubs(by_name, docstrings, FUNCTION_PREFIX),
     }
@@ -79,7 +83,7 @@ def _tensor_base(stubs: SpecStubs, docstrings: Mapping[str, str]) -> dict[str, o
     by_name: dict[str, list[Stub]] = {}
     add_all(by_name, ((key, d.stub()) for key, d in TENSOR_METHODS))
     _extend(by_name, stubs.methods)
-    add_all(by_name, ((key, d.stub()) for key, d in TENSOR_OPERATORS))
+    add_all(by_name, ((key, d.stub()) for key, d in tensor_operators(stubs.hints)))
     return {"definitions": sorted_stubs(by_name, docstrings, TENSOR_PREFIX)}
 
 

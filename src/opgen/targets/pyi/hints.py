@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
+from opgen.api import pyi
 from opgen.api.python import PythonSignatureGroup, PythonSignatureNativeFunctionPair
 from opgen.api.signatures import SignatureSet
 from opgen.diagnostics import SpecError
@@ -41,12 +42,14 @@ class SpecStubs:
     functions: dict[str, list[Stub]]  # torch.<name> -> its declarations
     methods: dict[str, list[Stub]]  # Tensor.<name> -> its declarations
     structseqs: dict[str, str]  # class name -> definition, by name
+    hints: pyi.Hints  # the release's words, for the hand-written declarations too
 
 
 def spec_stubs(
     functions: Sequence[NativeFunction],
     deprecated: Sequence[DeprecatedSignature],
     signatures: SignatureSet,
+    hints: pyi.Hints,
 ) -> SpecStubs:
     """The declarations the spec's functions give; a SpecError for a spec the stubs
     cannot describe (two structseqs of one name that differ)."""
@@ -57,11 +60,12 @@ def spec_stubs(
     method_groups = _groups(method_pairs, Variant.method)
     structseqs: dict[str, tuple[str, PythonSignatureGroup]] = {}
     for group in (*function_groups, *method_groups):
-        _add_structseq(structseqs, group)
+        _add_structseq(structseqs, group, hints)
     return SpecStubs(
-        _declarations(function_groups, _stub_spelling),
-        _declarations(method_groups, lambda text: text),
+        _declarations(function_groups, _stub_spelling, hints),
+        _declarations(method_groups, lambda text: text, hints),
         {name: structseqs[name][0] for name in sorted(structseqs)},
+        hints,
     )
 
 
@@ -74,16 +78,16 @@ def _groups(
 
 
 def _declarations(
-    groups: Iterable[PythonSignatureGroup], spelling: Callable[[str], str]
+    groups: Iterable[PythonSignatureGroup], spelling: Callable[[str], str], hints: pyi.Hints
 ) -> dict[str, list[Stub]]:
     by_name: dict[str, list[Stub]] = {}
     for group in groups:
         stubs = by_name.setdefault(group.signature.name, [])
-        stubs += (Stub(spelling(text), callable=True) for text in group_definitions(group))
+        stubs += (Stub(spelling(text), callable=True) for text in group_definitions(group, hints))
     return by_name
 
 
-def group_definitions(group: PythonSignatureGroup) -> list[str]:
+def group_definitions(group: PythonSignatureGroup, hints: pyi.Hints) -> list[str]:
     """The definitions one group of overloads contributes (see the module docstring)."""
     signature = group.signature
     if signature.name in UNDERIVED_NAMES and not signature.deprecated:
@@ -91,9 +95,9 @@ def group_definitions(group: PythonSignatureGroup) -> list[str]:
     without_out = group.outplace is None
     definitions = []
     if signature.deprecated and not without_out:
-        definitions.append(signature.signature_str_pyi(skip_outputs=True))
-    definitions.append(signature.signature_str_pyi(skip_outputs=without_out))
-    vararg = signature.signature_str_pyi_vararg(skip_outputs=without_out)
+        definitions.append(signature.signature_str_pyi(hints, skip_outputs=True))
+    definitions.append(signature.signature_str_pyi(hints, skip_outputs=without_out))
+    vararg = signature.signature_str_pyi_vararg(hints, skip_outputs=without_out)
     if vararg is not None:
         definitions.append(vararg)
     return definitions
@@ -115,11 +119,13 @@ def _stub_spelling(definition: str) -> str:
 
 
 def _add_structseq(
-    structseqs: dict[str, tuple[str, PythonSignatureGroup]], group: PythonSignatureGroup
+    structseqs: dict[str, tuple[str, PythonSignatureGroup]],
+    group: PythonSignatureGroup,
+    hints: pyi.Hints,
 ) -> None:
     if group.signature.deprecated:
         return
-    structseq = group.signature.returns_structseq_pyi()
+    structseq = group.signature.returns_structseq_pyi(hints)
     if structseq is None:
         return
     name, definition = structseq

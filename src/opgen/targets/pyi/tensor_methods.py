@@ -7,7 +7,7 @@ them by hand; these are those declarations, as data, checked against the
 stubs of torch 2.13. Upstream lists them in `tools/pyi/gen_pyi.py`.
 
 `TENSOR_METHODS` come before a name's declarations derived from the spec,
-`TENSOR_OPERATORS` (the Python operator methods) after them. The key of a
+`tensor_operators` (the Python operator methods) after them. The key of a
 method is the name its docstring and its place in the sorted class body go
 by; it differs from the method's name once (`storage` declares
 `untyped_storage`).
@@ -15,6 +15,7 @@ by; it differs from the method's name once (`storage` declares
 
 from __future__ import annotations
 
+from opgen.api import pyi
 from opgen.targets.pyi.stubs import Attribute, Definition
 from opgen.targets.pyi.torch_functions import FACTORY_OPTIONS, OUT
 
@@ -264,9 +265,18 @@ def _operator(op: str, other: str | None, returns: str, comment: str = "") -> De
     return Definition(f"__{op}__", parameters, returns, comment=comment)
 
 
-def _operators() -> tuple[tuple[str, Definition], ...]:
+def tensor_operators(hints: pyi.Hints) -> tuple[tuple[str, Definition], ...]:
+    """The Python operator methods of Tensor, as a release's stubs declare them."""
     definitions = [
-        *(_operator(op, _NUMBER, "Tensor") for op in (*_ARITHMETIC, *_ORDER)),
+        *(
+            _operator(
+                op,
+                "Tensor" if op == "matmul" and hints.inplace_foreach_returns else _NUMBER,
+                "Tensor",
+            )
+            for op in _ARITHMETIC
+        ),
+        *(_operator(op, hints.ordered, "Tensor") for op in _ORDER),
         _operator("idiv", _NUMBER, "Tensor"),
         *(_operator(op, _NUMBER, "Tensor", "noqa: PYI034") for op in _IN_PLACE_ARITHMETIC),
         _operator("rpow", _NUMBER, "Tensor", "type: ignore[has-type]"),
@@ -280,6 +290,3 @@ def _operators() -> tuple[tuple[str, Definition], ...]:
             _operator(op, "object", "_bool"),
         ]
     return tuple((d.name, d) for d in definitions)
-
-
-TENSOR_OPERATORS = _operators()

@@ -12,6 +12,7 @@ A name's hand-written declarations come before those derived from the spec.
 
 from __future__ import annotations
 
+from opgen.api import pyi
 from opgen.targets.pyi.stubs import Definition, Import
 
 # The options every factory function takes, in the order the stubs list them.
@@ -297,7 +298,7 @@ UNDERIVED_NAMES = frozenset(
 )
 
 # What `torch/_C/_VariableFunctions.pyi` (and `torch/_VF.pyi`) import, by block.
-IMPORTS: tuple[tuple[Import, ...], ...] = (
+_IMPORTS: tuple[tuple[Import, ...], ...] = (
     (
         Import("collections.abc", ("Callable", "Sequence")),
         Import("types", ("EllipsisType",)),
@@ -336,3 +337,11 @@ IMPORTS: tuple[tuple[Import, ...], ...] = (
         ),
     ),
 )
+
+
+def imports(hints: pyi.Hints) -> tuple[tuple[Import, ...], ...]:
+    """The imports of `_VariableFunctions.pyi`: with symbolic scalar hints, PySymType too."""
+    if "PySymType" not in hints.scalar:
+        return _IMPORTS
+    *rest, (*others, types) = _IMPORTS
+    return (*rest, (*others, Import(types.module, (*types.names, "PySymType"))))

@@ -70,7 +70,8 @@ def emit_bindings(run: PythonRun) -> None:
     """Every bindings file. deprecated.yaml is read and every signature made here; what
     else is wrong (an argument the parser cannot read, say) fails as the files render,
     which is still before any is written."""
-    functions = [f for f in run.spec.functions if should_generate_py_binding(f)]
+    release = run.options.run.release
+    functions = [f for f in run.spec.functions if should_generate_py_binding(f, release)]
     deprecated = load_deprecated_signatures(run.options.deprecated_yaml)
     # Every function, so that every deprecated signature must call one of them.
     pairs = load_signatures(functions, deprecated, run.signatures, method=False)
@@ -125,9 +126,12 @@ def _entry(
 ) -> dict[str, list[str]]:
     """What one name adds to each of the template's lists."""
     module = namespace.module
+    release = run.options.run.release
     return {
         "ops_headers": [f"#include <ATen/ops/{name.base}.h>"],
         "py_forwards": forward_decls(name, overloads, method=method),
-        "py_methods": [method_impl(name, module, overloads, run.signatures, method=method)],
+        "py_methods": [
+            method_impl(name, module, overloads, run.signatures, method=method, release=release)
+        ],
         "py_method_defs": [method_def(name, module, overloads, method=method)],
     }

@@ -16,7 +16,8 @@ ahead (`forward_decls`). The function:
   structseq, `None`, or, for inplace `_foreach_` functions, which return
   nothing in C++, their `self` list.
 A method with a single overload and no arguments (`x.abs()`) is a
-`METH_NOARGS` function without a parser. Dunder methods (`__and__`) turn a
+`METH_NOARGS` function without a parser, which asks `has_torch_function(self_)`
+(`check_has_torch_function(self_)` before torch 2.13). Dunder methods (`__and__`) turn a
 `TypeError` into `NotImplemented`, so that Python tries the reflected
 operator. Facts from torchgen/packaged/autograd/gen_python_functions.py.
 """
@@ -41,6 +42,7 @@ from opgen.python_bindings.dispatch import (
     dispatch_call,
 )
 from opgen.python_bindings.overloads import Pair, parse_order
+from opgen.releases import HAS_TORCH_FUNCTION_METHODS, NEWEST, Release
 from opgen.spec.keys import SchemaKind
 from opgen.spec.native import NativeFunction
 from opgen.spec.schema import BaseOperatorName
@@ -108,13 +110,14 @@ def method_impl(
     signatures: SignatureSet,
     *,
     method: bool,
+    release: Release = NEWEST,
 ) -> str:
     """The binding's function: parse, hand to `__torch_function__`, dispatch."""
     typedefs, typenames = _structseq_types(overloads)
     header = ["  HANDLE_TH_ERRORS", *(f"  {t}" for t in typedefs)]
     if method:
         header.append("  const Tensor& self = THPVariable_Unpack(self_);")
-    check = _torch_function_check(name, module, overloads, method=method)
+    check = _torch_function_check(name, module, overloads, method=method, release=release)
     texted = parse_order(overloads)
     groups = [group for _, group in texted]
     if is_noarg(overloads):
@@ -174,15 +177,24 @@ def _parser(
 
 
 def _torch_function_check(
-    name: BaseOperatorName, module: str | None, overloads: Sequence[Pair], *, method: bool
+    name: BaseOperatorName,
+    module: str | None,
+    overloads: Sequence[Pair],
+    *,
+    method: bool,
+    release: Release,
 ) -> str:
     """Hands a call involving a tensor subclass that overrides it to `__torch_function__`
     (indented as in the function's body; "" for a function without arguments)."""
     if is_noarg(overloads):
         if not method:
             return ""
+        if release.has(HAS_TORCH_FUNCTION_METHODS):
+            condition = "if (has_torch_function(self_)) {"
+        else:
+            condition = "if(check_has_torch_function(self_)) {"
         return f"""\
-  if (has_torch_function(self_)) {{
+  {condition}
     return handle_torch_function(self_, "{name}");
   }}"""
     namespace = NAMESPACE_OBJECTS[module] if module else "THPVariableClass"

@@ -25,6 +25,7 @@ from opgen.api.pyi import structseq_fieldnames, structseq_key
 from opgen.cached import cached
 from opgen.frozen import frozen
 from opgen.python_bindings.bound import should_generate_py_binding
+from opgen.releases import NEWEST, Release
 from opgen.spec.native import NativeFunction
 from opgen.targets.python.run import PythonRun
 
@@ -56,7 +57,7 @@ class _Structseqs:
 
     @cached
     def groups(self) -> list[list[Structseq]]:
-        return structseq_groups(self._run.spec.functions)
+        return structseq_groups(self._run.spec.functions, self._run.options.run.release)
 
     def render(self, name: str) -> str:
         comment = f"@generated from {self._run.template_comment_dir}/{name}"
@@ -64,14 +65,16 @@ class _Structseqs:
         return self._run.outputs.render(name, env)
 
 
-def structseq_groups(functions: Iterable[NativeFunction]) -> list[list[Structseq]]:
+def structseq_groups(
+    functions: Iterable[NativeFunction], release: Release = NEWEST
+) -> list[list[Structseq]]:
     """The structseqs of each group of bound overloads, the groups sorted by operator name.
 
     A group without structseqs is an empty list: it leaves no trace in the files.
     """
     groups: dict[str, list[NativeFunction]] = {}
     for f in functions:
-        if should_generate_py_binding(f):
+        if should_generate_py_binding(f, release):
             groups.setdefault(str(f.func.name.name), []).append(f)
     return [_group_structseqs(groups[name]) for name in sorted(groups)]
 

@@ -13,7 +13,7 @@ from opgen.api.signatures import SignatureSet
 from opgen.autograd.model import DerivativeInfos
 from opgen.frozen import frozen
 from opgen.output import OutputSet, TemplateDir, template_comment_dir
-from opgen.spec.model import Spec, load_spec
+from opgen.spec.model import LoadOptions, Spec, load_spec
 from opgen.targets.python.options import PYTHON_GENERATOR, PythonOptions
 from opgen.template import Template
 
@@ -33,7 +33,9 @@ class PythonRun:
         """Read the inputs the options name; raises SpecError for bad input."""
         from opgen.autograd.load_derivatives import load_derivative_infos
 
-        spec = load_spec(options.native_yaml, options.tags_yaml)
+        spec = load_spec(
+            options.native_yaml, options.tags_yaml, LoadOptions(release=options.run.release)
+        )
         derivatives = load_derivative_infos(spec, options.derivatives_yaml)
         return PythonRun.of(options, spec, derivatives)
 
