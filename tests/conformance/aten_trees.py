@@ -98,9 +98,7 @@ def oracle_tree(
     if root.exists():
         shutil.rmtree(root)
     root.mkdir(parents=True)
-    result = subprocess.run(command, cwd=root, capture_output=True, env=env, check=False)
-    if result.returncode != 0:
-        raise AssertionError(f"{command[:4]} failed:\n{result.stderr.decode()[-3000:]}")
+    subprocess.run(command, check=True, cwd=root, capture_output=True, env=env)
     tree = read_tree(root)
     if cache is not None:
         cache.mkdir(parents=True, exist_ok=True)

@@ -35,6 +35,13 @@ from .live_specs import LiveSpecs, live_specs
 
 HINTS = pyi.hints_for(Release(2, 13))  # the hints of torch 2.13's stubs
 
+
+def _pyi(sig: Any, method: str, **kwargs: Any) -> Any:
+    """A `.pyi` rendering of opgen's signature (told the release's hints) or torchgen's."""
+    render = getattr(sig, method)
+    return render(HINTS, **kwargs) if type(sig).__module__.startswith("opgen") else render(**kwargs)
+
+
 ERROR = "error"
 METHODS = [False, True]
 T = TypeVar("T")
@@ -71,9 +78,9 @@ def _rendered(sig: Any, structseq: Callable[[], tuple[str, str] | None]) -> dict
         "str": _attempt(sig.signature_str),
         "str_skip_outputs": _attempt(lambda: sig.signature_str(skip_outputs=True)),
         "str_no_symint": _attempt(lambda: sig.signature_str(symint=False)),
-        "pyi": _attempt(lambda: sig.signature_str_pyi(HINTS)),
-        "pyi_skip_outputs": _attempt(lambda: sig.signature_str_pyi(skip_outputs=True)),
-        "pyi_vararg": _attempt(sig.signature_str_pyi_vararg),
+        "pyi": _attempt(lambda: _pyi(sig, "signature_str_pyi")),
+        "pyi_skip_outputs": _attempt(lambda: _pyi(sig, "signature_str_pyi", skip_outputs=True)),
+        "pyi_vararg": _attempt(lambda: _pyi(sig, "signature_str_pyi_vararg")),
         "structseq": _structseq(structseq),
     }
 
@@ -82,7 +89,7 @@ def _ours(f: on.NativeFunction, method: bool) -> dict[str, Any] | str:
     sig = _attempt(lambda: op.signature(f, method=method))
     if isinstance(sig, str):
         return sig
-    return _rendered(sig, sig.returns_structseq_pyi)
+    return _rendered(sig, lambda: sig.returns_structseq_pyi(HINTS))
 
 
 def _theirs(f: tgm.NativeFunction, method: bool) -> dict[str, Any] | str:
@@ -175,8 +182,8 @@ def _group_record(g: Any) -> tuple[Any, ...]:
         None if g.outplace is None else str(g.outplace.func.name),
         sig.signature_str(),
         sig.signature_str(symint=False),
-        _attempt(lambda: sig.signature_str_pyi(HINTS)),
-        _attempt(sig.signature_str_pyi_vararg),
+        _attempt(lambda: _pyi(sig, "signature_str_pyi")),
+        _attempt(lambda: _pyi(sig, "signature_str_pyi_vararg")),
     )
 
 
@@ -202,8 +209,8 @@ def _deprecated_record(pair: Any) -> tuple[Any, ...]:
         str(sig.deprecated_schema),
         str(pair.function.func.name),
         sig.signature_str(),
-        sig.signature_str_pyi(HINTS),
-        sig.signature_str_pyi_vararg(HINTS),
+        _pyi(sig, "signature_str_pyi"),
+        _pyi(sig, "signature_str_pyi_vararg"),
         tuple(sig.deprecated_args_exprs),
     )
 
