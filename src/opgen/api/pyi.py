@@ -57,12 +57,12 @@ class Hints:
 
     scalar: str  # the hint of Scalar
     ordered: str  # what Tensor's <, <=, >, >= take
+    matmul: str  # what Tensor's @ takes
     # Tensor?[] lists tuple[Tensor | None, ...], Tensor[] is never None, and an out of
     # any type may be None; before, only a Tensor out, and every tensor list was
     # `tuple[Tensor, ...] | list[Tensor] | None`.
     exact_tensor_lists: bool
-    # torch._foreach_<op>_ returns its list, and Tensor.__matmul__ takes a Tensor only.
-    inplace_foreach_returns: bool
+    inplace_foreach_returns: bool  # torch._foreach_<op>_ returns its list
 
 
 def hints_for(release: Release) -> Hints:
@@ -70,11 +70,13 @@ def hints_for(release: Release) -> Hints:
         scalar, ordered = "Number | _complex | PySymType", "Tensor | Number | PySymType | _complex"
     else:
         scalar, ordered = "Number | _complex", "Tensor | Number | _complex"
+    foreach_lists = release.has(INPLACE_FOREACH_STUBS_RETURN_LISTS)
     return Hints(
         scalar,
         ordered,
+        "Tensor" if foreach_lists else "Tensor | Number | _complex",
         release.has(EXACT_TENSOR_LIST_HINTS),
-        release.has(INPLACE_FOREACH_STUBS_RETURN_LISTS),
+        foreach_lists,
     )
 
 

@@ -269,11 +269,7 @@ def tensor_operators(hints: pyi.Hints) -> tuple[tuple[str, Definition], ...]:
     """The Python operator methods of Tensor, as a release's stubs declare them."""
     definitions = [
         *(
-            _operator(
-                op,
-                "Tensor" if op == "matmul" and hints.inplace_foreach_returns else _NUMBER,
-                "Tensor",
-            )
+            _operator(op, hints.matmul if op == "matmul" else _NUMBER, "Tensor")
             for op in _ARITHMETIC
         ),
         *(_operator(op, hints.ordered, "Tensor") for op in _ORDER),
