@@ -11,7 +11,7 @@ The cache is `$OPGEN_TORCH_RELEASES`, else `~/.cache/opgen/torch-releases`; the
 wheels stay in `<cache>/.wheels`, so a second fetch downloads nothing. Nothing is
 skipped: a release that cannot be fetched fails the tests that need it.
 
-    python tests/conformance/releases.py [VERSION ...]    fetch (default: all)
+    python tests/conformance/releases.py [VERSION ...]    fetch (default: VERSIONS)
 """
 
 from __future__ import annotations
@@ -20,12 +20,22 @@ import os
 import subprocess
 import sys
 import zipfile
+from importlib import metadata
 from pathlib import Path
 
-from opgen.releases import SUPPORTED, TESTED_PATCHES
+from opgen.releases import SUPPORTED, TESTED_PATCHES, Release, parse_release
 
-# The patch release of each supported minor release that the suites run against.
-VERSIONS = tuple(TESTED_PATCHES[release] for release in SUPPORTED)
+
+def _installed() -> Release | None:
+    try:
+        return parse_release(metadata.version("torch"))
+    except metadata.PackageNotFoundError:
+        return None
+
+
+# The patch release of each supported minor release that the suite runs against,
+# but the installed torch's: every other conformance suite runs that one, deeper.
+VERSIONS = tuple(TESTED_PATCHES[release] for release in SUPPORTED if release != _installed())
 
 
 def cache_dir() -> Path:

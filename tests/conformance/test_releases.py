@@ -6,7 +6,7 @@ and opgen runs on the same inputs with `--torch-version`: `aten` (the default tr
 AOTInductor shims included, and per-operator headers with the backends of
 `aten_trees.CONFIGS`), `autograd`, `python`, `annotated-fn-args`, `backend`, `lazy`
 (the TorchScript backend) and `pyi` (def-equal to the stubs that release's wheel
-ships). The suites of the other test modules go deeper on the installed release.
+ships). The installed release is left to the other test modules, which go deeper.
 """
 
 from __future__ import annotations

@@ -8,6 +8,7 @@ checkout (`version.txt` beside `aten/`), an unzipped wheel (`torch/version.py` b
 from __future__ import annotations
 
 import io
+import json
 from importlib import metadata
 from pathlib import Path
 
@@ -147,6 +148,7 @@ def test_a_flag_that_is_no_release_is_a_usage_error() -> None:
         ["backend", "-s", "X.yaml", "-o", "OUT"],
         ["lazy", "-s", "X.yaml", "-o", "OUT"],
         ["check", "NATIVE"],
+        ["dump", "NATIVE"],
     ],
 )
 def test_every_drop_in_and_check_refuse_a_release_too_old(command: list[str]) -> None:
@@ -164,6 +166,22 @@ def test_check_reads_a_spec_by_its_releases_rules(tmp_path: Path) -> None:
     assert main(["check", str(native), "--torch-version", "2.14"], out, err) == 1
     assert "looks random" in err.getvalue()
     assert main(["check", str(native), "--torch-version", "2.15"], out, io.StringIO()) == 0
+
+
+def test_dump_hints_python_signatures_as_the_release_does(tmp_path: Path) -> None:
+    native = tmp_path / "native_functions.yaml"
+    native.write_text("- func: scale(Tensor self, Scalar s) -> Tensor\n  variants: function\n")
+
+    def pyi(version: str) -> str:
+        out = io.StringIO()
+        command = ["dump", "--signatures", str(native), "--torch-version", version]
+        assert main(command, out, io.StringIO()) == 0
+        return str(json.loads(out.getvalue())["python_pyi"])
+
+    assert pyi("2.13") == "def scale(input: Tensor, s: Number | _complex) -> Tensor: ..."
+    assert pyi("2.14") == (
+        "def scale(input: Tensor, s: Number | _complex | PySymType) -> Tensor: ..."
+    )
 
 
 def test_every_change_is_listed_once_in_release_order() -> None:

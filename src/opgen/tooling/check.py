@@ -16,11 +16,14 @@ import argparse
 from typing import TextIO
 
 from opgen.diagnostics import write_diagnostics
-from opgen.releases import NEWEST
 from opgen.spec import Spec
-from opgen.targets.contract import UsageError
-from opgen.targets.torch_version import add_torch_version_argument, choose_release
-from opgen.tooling.spec_files import add_spec_arguments, load_named_spec, spec_paths
+from opgen.targets.torch_version import add_torch_version_argument
+from opgen.tooling.spec_files import (
+    add_spec_arguments,
+    load_named_spec,
+    named_release,
+    spec_paths,
+)
 
 HELP = "load and validate a spec"
 DESCRIPTION = "Load and validate a spec."
@@ -65,16 +68,9 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return _check_mlx(args, out, err)
     if args.library:
         return _check_library(args, out, err)
-    release = NEWEST
-    if args.torch_version is not None or args.native_yaml is not None:
-        try:
-            choice = choose_release(args.torch_version, [args.native_yaml])
-        except UsageError as e:
-            err.writelines(f"opgen check: error: {problem}\n" for problem in e.problems)
-            return 2
-        if choice.notice is not None:
-            err.write(choice.notice + "\n")
-        release = choice.release
+    release = named_release(args, "check", err)
+    if release is None:
+        return 2
     spec = load_named_spec(args, release)
     write_diagnostics(spec.warnings, err)
     derivatives = None if args.derivatives is None else _check_derivatives(spec, args)

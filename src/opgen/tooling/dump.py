@@ -28,25 +28,21 @@ from opgen.api.signatures import FunctionSignatures, SignatureSet
 from opgen.diagnostics import write_diagnostics
 from opgen.forked import ForkedFailure, run_forked
 from opgen.jobs import add_jobs_argument, default_jobs
-from opgen.releases import NEWEST
+from opgen.releases import NEWEST, Release
 from opgen.spec.backend import BackendMetadata
 from opgen.spec.keys import DispatchKey
 from opgen.spec.model import Spec
 from opgen.spec.native import NativeFunction
-from opgen.tooling.spec_files import add_spec_arguments, load_named_spec
+from opgen.targets.torch_version import add_torch_version_argument
+from opgen.tooling.spec_files import add_spec_arguments, load_named_spec, named_release
 
 
 def function_record(spec: Spec, f: NativeFunction) -> dict[str, Any]:
     return _Dump(spec).function_record(f)
 
 
-def signature_record(spec: Spec, sigs: FunctionSignatures) -> dict[str, Any]:
-    """The declarations of every calling convention (`opgen dump --signatures`)."""
-    return _Dump(spec).signature_record(sigs)
-
-
-def dump_lines(spec: Spec, *, signatures: bool = False) -> Iterator[str]:
-    return _Dump(spec).lines(spec.functions, signatures)
+def dump_lines(spec: Spec, *, signatures: bool = False, release: Release = NEWEST) -> Iterator[str]:
+    return _Dump(spec, release).lines(spec.functions, signatures)
 
 
 def dump_chunks(
@@ -55,6 +51,7 @@ def dump_chunks(
     signatures: bool = False,
     workers: int = 1,
     retain: Callable[[object], object] | None = None,
+    release: Release = NEWEST,
 ) -> list[str]:
     """`dump_lines`, each line ending in a newline, joined into texts in spec order.
 
@@ -62,7 +59,7 @@ def dump_chunks(
     `retain`, if given, receives what this process derives while rendering, which
     then outlives the call (see `opgen.cli.main`).
     """
-    dump = _Dump(spec)  # each worker fills its own copy
+    dump = _Dump(spec, release)  # each worker fills its own copy
     if retain is not None:
         retain(dump)
     functions = spec.functions
@@ -86,8 +83,10 @@ _RUNS_PER_WORKER = 8
 class _Dump:
     """One run's record builder: state shared by its records, owned by the run."""
 
-    def __init__(self, spec: Spec) -> None:
+    def __init__(self, spec: Spec, release: Release = NEWEST) -> None:
         self.spec = spec
+        # The release's type hints, for the `python_pyi` declarations.
+        self._hints = pyi.hints_for(release)
         # Dispatch keys are enum members, so their identity keys their text (hashing
         # an Enum member runs Python code); the members live as long as the process.
         self._key_names: dict[int, str] = {}
@@ -189,7 +188,7 @@ class _Dump:
         try:
             signature = sigs.python()
             python_sig = signature.signature_str()
-            python_pyi = signature.signature_str_pyi(pyi.hints_for(NEWEST))
+            python_pyi = signature.signature_str_pyi(self._hints)
         except ValueError:  # not expressible in the Python bindings
             pass
         cpp_method = sigs.cpp_method
@@ -219,6 +218,7 @@ DESCRIPTION = "Print one JSON object per native function, derived ones included.
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_spec_arguments(parser)
+    add_torch_version_argument(parser)
     parser.add_argument(
         "--signatures",
         action="store_true",
@@ -229,10 +229,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run_dump(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    spec = load_named_spec(args)
+    release = named_release(args, "dump", err)
+    if release is None:
+        return 2
+    spec = load_named_spec(args, release)
     write_diagnostics(spec.warnings, err)
     workers = default_jobs() if args.jobs is None else args.jobs
-    chunks = dump_chunks(spec, signatures=args.signatures, workers=workers, retain=args.retain)
+    chunks = dump_chunks(
+        spec, signatures=args.signatures, workers=workers, retain=args.retain, release=release
+    )
     for text in chunks:
         out.write(text)
     return 0

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import TextIO
 
 from opgen.frozen import frozen
 from opgen.releases import NEWEST, Release
 from opgen.spec import LoadOptions, Spec, load_spec
+from opgen.targets.contract import UsageError
+from opgen.targets.torch_version import choose_release
 
 
 @frozen
@@ -55,3 +58,22 @@ def load_named_spec(args: argparse.Namespace, release: Release = NEWEST) -> Spec
     spec = load_spec(paths.native, paths.tags, LoadOptions(release=release))
     args.retain(spec)
     return spec
+
+
+def named_release(args: argparse.Namespace, command: str, err: TextIO) -> Release | None:
+    """The torch release whose rules the spec is read by; None after a usage error.
+
+    `--torch-version`, else the release of the tree NATIVE_YAML lives in, as the
+    drop-in commands choose it (`opgen.targets.torch_version`); the bundled example
+    is read by the newest release's rules. Notes and errors go to `err`.
+    """
+    if args.torch_version is None and args.native_yaml is None:
+        return NEWEST
+    try:
+        choice = choose_release(args.torch_version, [args.native_yaml])
+    except UsageError as e:
+        err.writelines(f"opgen {command}: error: {problem}\n" for problem in e.problems)
+        return None
+    if choice.notice is not None:
+        err.write(choice.notice + "\n")
+    return choice.release
