@@ -71,9 +71,10 @@ def _release(text: str) -> Release:
 
 
 # The releases opgen reproduces, oldest first; each is tested against that release's
-# torchgen (the newest patch release of each minor version). 2.10 to 2.12 are known
-# (their changes below) but not yet byte-identical in every drop-in, so not offered.
-SUPPORTED: tuple[Release, ...] = tuple(_release(v) for v in ("2.13", "2.14", "2.15"))
+# torchgen (the newest patch release of each minor version).
+SUPPORTED: tuple[Release, ...] = tuple(
+    _release(v) for v in ("2.10", "2.11", "2.12", "2.13", "2.14", "2.15")
+)
 TESTED_PATCHES: dict[Release, str] = {
     _release(v): v for v in ("2.10.0", "2.11.0", "2.12.1", "2.13.0", "2.14.1", "2.15.0")
 }
@@ -142,19 +143,21 @@ AOTI_FEATURE_VERSIONS = Change(
 CUMULATIVE_OUT_DTYPE = Change(
     "functionalized cumsum and cumprod keep the out dtype",
     _2_12,
-    "the functionalization kernels of cumsum.out and cumprod.out pass the out tensor's dtype "
-    "when no dtype is given",
+    "the functionalization kernels of cumsum.out and cumprod.out (and of their dimname_out "
+    "overloads) pass the out tensor's dtype when no dtype is given",
 )
-VMAP_SKIPS_QUANTIZED_FLASH_ATTENTION = Change(
-    "no vmap plumbing for quantized flash attention",
+VMAP_QUANTIZED_FLASH_ATTENTION = Change(
+    "vmap plumbing for quantized flash attention",
     _2_11,
-    "_scaled_dot_product_flash_attention_quantized gets no generated vmap plumbing",
+    "_scaled_dot_product_flash_attention.quantized gets generated vmap plumbing although it "
+    "also returns SymInts, like _scaled_dot_product_flash_attention",
 )
 ROCM_CUDA_GUARD = Change(
     "ROCm builds use the CUDA guard",
     _2_11,
-    "with --rocm, registrations include c10/hip/HIPGuard.h and structured kernels hold a "
-    "c10::cuda::OptionalCUDAGuard, not the HIP-masquerading-as-CUDA guard",
+    "with --rocm, the CUDA family's registrations and AOTInductor shims include "
+    "c10/hip/HIPGuard.h and CUDA's structured kernels hold a c10::cuda::OptionalCUDAGuard, "
+    "not HIPGuardImplMasqueradingAsCUDA.h and c10::hip::OptionalHIPGuardMasqueradingAsCUDA",
 )
 XPU_FAMILY_NEEDS_FLAG = Change(
     "the XPU family needs --xpu",
@@ -249,6 +252,23 @@ COMPLEX_NAN_TO_NUM = Change(
 
 # --- the Python bindings and stubs ------------------------------------------------------
 
+HAS_NAMES_STUB = Change(
+    "has_names in the stubs",
+    _2_10,
+    "the stubs declare TensorBase.has_names, which python_variable_methods.cpp binds by hand",
+    until=_2_13,
+)
+OPTIONAL_ASARRAY_REQUIRES_GRAD = Change(
+    "asarray's requires_grad optional",
+    _2_12,
+    "the stubs declare torch.asarray's requires_grad as _bool | None = None, not _bool = False",
+)
+LANCZOS_INTERPOLATION_STUB = Change(
+    "Lanczos interpolation in the stubs",
+    _2_12,
+    "torch/_C/_nn.pyi declares _upsample_lanczos2d_aa among what "
+    "torch.nn.functional.interpolate calls",
+)
 EXACT_TENSOR_LIST_HINTS = Change(
     "exact tensor-list hints",
     _2_12,
@@ -298,7 +318,8 @@ CHANGES: tuple[Change, ...] = (
     NAMED_DIMENSIONS,
     OUTPUT_NAME_PROPAGATION,
     XPU_STRUCTURED_EXPORT,
-    VMAP_SKIPS_QUANTIZED_FLASH_ATTENTION,
+    HAS_NAMES_STUB,
+    VMAP_QUANTIZED_FLASH_ATTENTION,
     ROCM_CUDA_GUARD,
     COMPLEX_LDEXP,
     HEADERONLY_ENUM_TAG,
@@ -307,6 +328,8 @@ CHANGES: tuple[Change, ...] = (
     COMPLEX_LINEAR_NARROW_COPY,
     EXACT_TENSOR_LIST_HINTS,
     HANDWRITTEN_TENSOR_QUERIES,
+    OPTIONAL_ASARRAY_REQUIRES_GRAD,
+    LANCZOS_INTERPOLATION_STUB,
     AUTOMATIC_OUT_INPLACE_TAGS,
     AUTOCAST_XPU_KEY,
     AOTI_FEATURE_VERSIONS,

@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -64,6 +65,10 @@ def layout_flags(source_path: Path, root: Path) -> list[str]:
         "-o",
         str(root / "deps" / "generated.cmake"),
     ]
+
+
+# A session fixture's trees by configuration (`conftest.torchgen_aten_tree`).
+TreeOf = Callable[[str], Tree]
 
 
 def read_tree(root: Path) -> Tree:

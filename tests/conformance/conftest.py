@@ -19,19 +19,36 @@ def torchgen_aten_dir(torchgen_native_dir: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
-def aten_trees(
+def torchgen_aten_tree(
     torchgen_aten_dir: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Callable[[str], Tree]:
+    """`tree(config)`: torchgen's tree for a configuration of CONFIGS, run once a session
+    for all the ATen suites."""
+    found: dict[str, Tree] = {}
+
+    def tree(config: str) -> Tree:
+        if config not in found:
+            root = tmp_path_factory.mktemp(f"aten-{config}") / "torchgen"
+            found[config] = torchgen_tree(CONFIGS[config], torchgen_aten_dir, root)
+        return found[config]
+
+    return tree
+
+
+@pytest.fixture(scope="session")
+def aten_trees(
+    torchgen_aten_dir: Path,
+    torchgen_aten_tree: Callable[[str], Tree],
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Callable[[str], tuple[Tree, Tree]]:
     """`trees(config)`: (torchgen's tree, opgen's tree) for a configuration of CONFIGS."""
     found: dict[str, tuple[Tree, Tree]] = {}
 
     def trees(config: str) -> tuple[Tree, Tree]:
         if config not in found:
-            flags = CONFIGS[config]
-            base = tmp_path_factory.mktemp(f"aten-{config}")
-            theirs = torchgen_tree(flags, torchgen_aten_dir, base / "torchgen")
-            ours = opgen_tree(flags, torchgen_aten_dir, base / "opgen")
-            found[config] = (theirs, ours)
+            root = tmp_path_factory.mktemp(f"aten-{config}-opgen")
+            ours = opgen_tree(CONFIGS[config], torchgen_aten_dir, root)
+            found[config] = (torchgen_aten_tree(config), ours)
         return found[config]
 
     return trees

@@ -16,6 +16,7 @@ skipped: a release that cannot be fetched fails the tests that need it.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import sys
@@ -50,6 +51,13 @@ def release_root(version: str) -> Path:
     if not done.exists():
         _extract(_wheel(version, cache_dir() / ".wheels"), root)
         done.touch()
+    # gen_backend_stubs before 2.12 reads the spec and templates from `<root>/aten/src`
+    # only, as in a checkout; the packaged copies are the same files.
+    checkout = root / "aten" / "src" / "ATen"
+    if not checkout.is_symlink():
+        checkout.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(FileExistsError):  # another run made it
+            checkout.symlink_to(Path("..", "..", "torchgen", "packaged", "ATen"))
     return root
 
 

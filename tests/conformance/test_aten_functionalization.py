@@ -21,7 +21,7 @@ from opgen.targets.aten.view_copy import emit_view_copy_kernels
 from opgen.targets.aten.view_meta import emit_view_meta
 from opgen.targets.aten.vmap import emit_vmap_plumbing
 
-from .aten_trees import CONFIGS, assert_same_files, family_files, torchgen_tree
+from .aten_trees import CONFIGS, TreeOf, assert_same_files, family_files
 
 FAMILY = re.compile(
     r"out/(RegisterFunctionalization(_\d+|Everything)\.cpp|FunctionalInverses\.h"
@@ -37,9 +37,14 @@ EMITTERS = (
 
 
 @pytest.mark.parametrize("config", sorted(CONFIGS))
-def test_family_matches_torchgen(config: str, torchgen_aten_dir: Path, tmp_path: Path) -> None:
+def test_family_matches_torchgen(
+    config: str,
+    torchgen_aten_tree: TreeOf,
+    torchgen_aten_dir: Path,
+    tmp_path: Path,
+) -> None:
     flags = CONFIGS[config]
-    theirs_all = torchgen_tree(flags, torchgen_aten_dir, tmp_path / "torchgen").files
+    theirs_all = torchgen_aten_tree(config).files
     theirs = {p: data for p, data in theirs_all.items() if FAMILY.match(p)}
     ours = family_files(flags, torchgen_aten_dir, tmp_path / "opgen", EMITTERS)
     assert_same_files(theirs, ours)

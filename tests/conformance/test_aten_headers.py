@@ -22,7 +22,7 @@ from opgen.targets.aten.operator_headers import emit_headers
 from opgen.targets.aten.operators import emit_operators_sources
 from opgen.targets.aten.options import Generate
 
-from .aten_trees import CONFIGS, assert_same_files, family_files, torchgen_tree
+from .aten_trees import CONFIGS, TreeOf, assert_same_files, family_files
 
 _TOP = re.compile(
     r"out/(Operators\.h|Operators(_\d+|Everything)\.cpp|MethodOperators\.h|Functions\.(h|cpp)"
@@ -41,11 +41,14 @@ def in_family(path: str) -> bool:
 
 @pytest.mark.parametrize("config", sorted(CONFIGS))
 def test_headers_match_torchgen(
-    config: str, torchgen_aten_dir: Path, tmp_path_factory: pytest.TempPathFactory
+    config: str,
+    torchgen_aten_tree: TreeOf,
+    torchgen_aten_dir: Path,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> None:
     flags = CONFIGS[config]
     root = tmp_path_factory.mktemp(f"headers-{config}")
-    theirs_tree = torchgen_tree(flags, torchgen_aten_dir, root / "torchgen")
+    theirs_tree = torchgen_aten_tree(config)
     theirs = {p: data for p, data in theirs_tree.files.items() if in_family(p)}
     emitters = (
         (Generate.headers, emit_headers),

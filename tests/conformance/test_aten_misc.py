@@ -31,7 +31,7 @@ from opgen.targets.aten.op_lists import (
 from opgen.targets.aten.options import Generate
 from opgen.targets.aten.schema_registration import emit_schema_registration
 
-from .aten_trees import CONFIGS, assert_same_files, family_files, torchgen_tree, unified_diff
+from .aten_trees import CONFIGS, TreeOf, assert_same_files, family_files, unified_diff
 
 FAMILY = re.compile(
     r"out/(RegisterSchema\.cpp|RegisterBackendSelect\.cpp|core/ATenOpList\.cpp"
@@ -51,9 +51,14 @@ EMITTERS = (
 
 
 @pytest.mark.parametrize("config", sorted(CONFIGS))
-def test_family_matches_torchgen(config: str, torchgen_aten_dir: Path, tmp_path: Path) -> None:
+def test_family_matches_torchgen(
+    config: str,
+    torchgen_aten_tree: TreeOf,
+    torchgen_aten_dir: Path,
+    tmp_path: Path,
+) -> None:
     flags = CONFIGS[config]
-    theirs_all = torchgen_tree(flags, torchgen_aten_dir, tmp_path / "torchgen").files
+    theirs_all = torchgen_aten_tree(config).files
     theirs = {p: data for p, data in theirs_all.items() if FAMILY.match(p)}
     ours = family_files(flags, torchgen_aten_dir, tmp_path / "opgen", EMITTERS)
     assert_same_files(theirs, ours)

@@ -17,7 +17,7 @@ from opgen.targets.aten.dispatch_headers import emit_dispatch_headers
 from opgen.targets.aten.options import REGISTRATION_KEYS, Generate
 from opgen.targets.aten.registration import emit_registrations
 
-from .aten_trees import CONFIGS, assert_same_files, family_files, torchgen_tree
+from .aten_trees import CONFIGS, TreeOf, assert_same_files, family_files
 
 _KEYS = "|".join(sorted((k.value for k in REGISTRATION_KEYS), key=len, reverse=True))
 _LOWER_KEYS = "|".join(sorted((k.value.lower() for k in REGISTRATION_KEYS), key=len, reverse=True))
@@ -30,9 +30,14 @@ EMITTERS = ((Generate.sources, emit_registrations), (Generate.headers, emit_disp
 
 
 @pytest.mark.parametrize("config", sorted(CONFIGS))
-def test_registration_family(config: str, torchgen_aten_dir: Path, tmp_path: Path) -> None:
+def test_registration_family(
+    config: str,
+    torchgen_aten_tree: TreeOf,
+    torchgen_aten_dir: Path,
+    tmp_path: Path,
+) -> None:
     flags = CONFIGS[config]
-    theirs_tree = torchgen_tree(flags, torchgen_aten_dir, tmp_path / "torchgen")
+    theirs_tree = torchgen_aten_tree(config)
     theirs = {p: d for p, d in theirs_tree.files.items() if FAMILY.fullmatch(p)}
     files = family_files(flags, torchgen_aten_dir, tmp_path / "opgen", EMITTERS)
     ours = {p: d for p, d in files.items() if FAMILY.fullmatch(p)}

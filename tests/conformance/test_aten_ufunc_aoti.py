@@ -34,12 +34,12 @@ from opgen.targets.aten.ufunc import emit_ufunc_kernels
 
 from .aten_trees import (
     CONFIGS,
+    TreeOf,
     assert_same_files,
     family_files,
     layout_flags,
     opgen_files,
     read_tree,
-    torchgen_tree,
 )
 
 FAMILY = re.compile(
@@ -53,9 +53,14 @@ def _family(files: dict[str, bytes]) -> dict[str, bytes]:
 
 
 @pytest.mark.parametrize("config", sorted(CONFIGS))
-def test_family_matches_torchgen(config: str, torchgen_aten_dir: Path, tmp_path: Path) -> None:
+def test_family_matches_torchgen(
+    config: str,
+    torchgen_aten_tree: TreeOf,
+    torchgen_aten_dir: Path,
+    tmp_path: Path,
+) -> None:
     flags = CONFIGS[config]
-    theirs = _family(torchgen_tree(flags, torchgen_aten_dir, tmp_path / "torchgen").files)
+    theirs = _family(torchgen_aten_tree(config).files)
     ours = _family(family_files(flags, torchgen_aten_dir, tmp_path / "opgen", EMITTERS))
     assert_same_files(theirs, ours)
 

@@ -12,6 +12,7 @@ ships). The installed release is left to the other test modules, which go deeper
 from __future__ import annotations
 
 import importlib.util
+import io
 import json
 import os
 import sys
@@ -20,6 +21,7 @@ from pathlib import Path
 import pytest
 
 from opgen.cli import main
+from opgen.releases import NAMED_DIMENSIONS, NEWEST, parse_release
 
 from .aten_trees import CONFIGS, DATA, Tree, layout_flags, oracle_tree, read_tree
 from .releases import VERSIONS, release_root
@@ -198,3 +200,26 @@ def test_pyi_modules(release: Release, stubs: Path, path: str) -> None:
     ours, theirs = parse(stubs / path), parse(release.root / "torch" / FILES[path])
     assert module_statements(ours) == module_statements(theirs)
     assert forms(members(ours.body)) == forms(members(theirs.body))
+
+
+@by_release
+def test_check_accepts_the_releases_own_spec(release: Release) -> None:
+    native, tags = release.spec
+    out, err = io.StringIO(), io.StringIO()
+    status = main(["check", native, "--tags", tags, "--torch-version", release.version], out, err)
+    assert status == 0, err.getvalue()
+    assert "error:" not in err.getvalue()  # torchgen's own spec has a few warnings
+    assert out.getvalue().startswith(f"{native}: ok: ")
+
+
+@by_release
+def test_a_spec_with_named_dimensions_is_read_only_by_its_releases(release: Release) -> None:
+    """2.10 to 2.12 declare operators on Dimnames; 2.13's rules no longer know the type."""
+    native, tags = release.spec
+    uses_dimnames = "Dimname" in Path(native).read_text()
+    assert uses_dimnames == parse_release(release.version).has(NAMED_DIMENSIONS)
+    if uses_dimnames:
+        err = io.StringIO()
+        arguments = ["check", native, "--tags", tags, "--torch-version", str(NEWEST)]
+        assert main(arguments, io.StringIO(), err) == 1
+        assert "error: unknown type 'Dimname'" in err.getvalue()

@@ -11,19 +11,17 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import pytest
+from tests.unit.autograd_infos import derivative, differentiability_info, saved
 
-from opgen.api import cpp
 from opgen.api.types import (
     INT_ARRAY_REF,
     SCALAR,
     SCALAR_TYPE,
     TENSOR,
     TENSOR_LIST,
-    ArgumentStyle,
     ArrayRefCType,
     BaseCType,
     CType,
-    NamedCType,
     VectorCType,
 )
 from opgen.autograd.backward_nodes import (
@@ -33,11 +31,9 @@ from opgen.autograd.backward_nodes import (
 )
 from opgen.autograd.model import (
     DEFAULT_KEY,
-    Derivative,
     DerivativeInfos,
     DifferentiabilityInfo,
     NativeFunctionWithDifferentiabilityInfo,
-    SavedAttribute,
 )
 from opgen.diagnostics import SpecError
 from opgen.spec.native import NativeFunction
@@ -62,41 +58,16 @@ def make_info(
     name: str | None = None,
 ) -> DifferentiabilityInfo:
     """The info of an entry with these `(inputs, formula)` pairs, saving these values."""
-    style = ArgumentStyle.of(f)
-    differentiable = {n for names, _ in formulas for n in names}
-    bindings = tuple(
-        binding
-        for a in f.func.schema_order_arguments()
-        if a.name in differentiable
-        for binding in cpp.argument(
-            a,
-            cpp_no_default_args=frozenset(),
-            method=False,
-            faithful=False,
-            symint=True,
-            has_tensor_options=False,
-            style=style,
-        )
-    )
-    inputs = tuple(SavedAttribute(NamedCType(n, t), n) for n, t in saved_inputs)
-    outputs = tuple(SavedAttribute(NamedCType(n, t), n) for n, t in saved_outputs)
-    return DifferentiabilityInfo(
-        name=name or f.func.name.name.base,
-        func=f,
+    inputs = [saved(n, t) for n, t in saved_inputs]
+    outputs = [saved(n, t) for n, t in saved_outputs]
+    derivatives = [derivative(names, formula, inputs, outputs) for names, formula in formulas]
+    return differentiability_info(
+        f,
+        derivatives,
         op=op,
-        derivatives=tuple(
-            Derivative(formula, formula, names, inputs, outputs, frozenset())
-            for names, formula in formulas
-        ),
-        forward_derivatives=(),
-        all_saved_inputs=inputs,
-        all_saved_outputs=outputs,
-        available_named_gradients=(),
-        used_named_gradients=frozenset(),
-        args_with_derivatives=bindings,
-        non_differentiable_arg_names=(),
-        output_differentiability=None,
-        output_differentiability_conditions=None,
+        name=name or f.func.name.name.base,
+        saved_inputs=inputs,
+        saved_outputs=outputs,
     )
 
 

@@ -14,16 +14,15 @@ import dataclasses
 from collections.abc import Callable, Sequence
 
 import pytest
+from tests.unit.autograd_infos import FOO_OUT, derivative, differentiability_info, saved
 
-from opgen.api import cpp
 from opgen.api.signatures import SignatureSet
-from opgen.api.types import STRING_VIEW, TENSOR, ArgumentStyle, CType, NamedCType
+from opgen.api.types import STRING_VIEW, TENSOR, CType
 from opgen.autograd.model import (
     DEFAULT_KEY,
     Derivative,
     DifferentiabilityInfo,
     NativeFunctionWithDifferentiabilityInfo,
-    SavedAttribute,
 )
 from opgen.diagnostics import SpecError
 from opgen.releases import Release
@@ -43,48 +42,15 @@ MUL = """\
 """
 
 
-def saved(name: str, ctype: CType, expr: str) -> SavedAttribute:
-    return SavedAttribute(NamedCType(name, ctype), expr)
-
-
 def make_info(
     f: NativeFunction, formulas: Formulas, *, op: str = "FooBackward0"
 ) -> DifferentiabilityInfo:
     """The info of an entry with these `(inputs, formula, saved inputs)` triples."""
-    style = ArgumentStyle.of(f)
-    names = {n for inputs, _, _ in formulas for n in inputs}
-    bindings = tuple(
-        cpp.argument(
-            a,
-            cpp_no_default_args=frozenset(),
-            method=False,
-            faithful=False,
-            symint=True,
-            has_tensor_options=False,
-            style=style,
-        )[0]
-        for a in f.func.schema_order_arguments()
-        if a.name in names
-    )
-    derivatives = tuple(
-        Derivative(formula, formula, inputs, tuple(saved(*s) for s in saves), (), frozenset())
+    derivatives = [
+        derivative(inputs, formula, [saved(*s) for s in saves])
         for inputs, formula, saves in formulas
-    )
-    return DifferentiabilityInfo(
-        name=str(f.func.name.name),
-        func=f,
-        op=op,
-        derivatives=derivatives,
-        forward_derivatives=(),
-        all_saved_inputs=tuple(s for d in derivatives for s in d.saved_inputs),
-        all_saved_outputs=(),
-        available_named_gradients=(),
-        used_named_gradients=frozenset(),
-        args_with_derivatives=bindings,
-        non_differentiable_arg_names=(),
-        output_differentiability=None,
-        output_differentiability_conditions=None,
-    )
+    ]
+    return differentiability_info(f, derivatives, op=op)
 
 
 RELEASE = Release(2, 13)  # the kernels below are torch 2.13's
@@ -160,14 +126,7 @@ def test_an_operator_that_requires_no_derivative_only_redispatches_and_checks(
 
 
 def test_an_out_kernel_refuses_gradients_and_tangents(function_of: FunctionOf) -> None:
-    f = function_of(
-        "- func: foo.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n"
-        "  dispatch:\n"
-        "    CPU: foo_out\n"
-        "- func: foo(Tensor self) -> Tensor\n"
-        "  dispatch:\n"
-        "    CPU: foo\n"
-    )
+    f = function_of(FOO_OUT)
     body = emit_body(
         VariableTypeKernel.of(with_info(f), DEFAULT_KEY, RELEASE),
         SignatureSet().of(f).dispatcher.bindings,
@@ -190,14 +149,7 @@ def test_an_out_kernel_refuses_gradients_and_tangents(function_of: FunctionOf) -
 def test_from_2_14_an_out_kernel_keeps_the_rebased_node_and_fires_creation_hooks(
     function_of: FunctionOf,
 ) -> None:
-    f = function_of(
-        "- func: foo.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n"
-        "  dispatch:\n"
-        "    CPU: foo_out\n"
-        "- func: foo(Tensor self) -> Tensor\n"
-        "  dispatch:\n"
-        "    CPU: foo\n"
-    )
+    f = function_of(FOO_OUT)
     kernel = VariableTypeKernel.of(with_info(f), DEFAULT_KEY, Release(2, 14))
     body = emit_body(kernel, SignatureSet().of(f).dispatcher.bindings)
     assert body[-5:] == [

@@ -13,17 +13,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
+from tests.unit.autograd_infos import FOO_OUT, derivative, differentiability_info, saved
 
-from opgen.api import cpp
 from opgen.api.signatures import SignatureSet
-from opgen.api.types import TENSOR, ArgumentStyle, NamedCType, VectorCType
+from opgen.api.types import TENSOR, VectorCType
 from opgen.autograd.backward_nodes import backward_node
 from opgen.autograd.model import (
     DEFAULT_KEY,
-    Derivative,
     DifferentiabilityInfo,
     NativeFunctionWithDifferentiabilityInfo,
-    SavedAttribute,
 )
 from opgen.python_bindings.bound import is_py_variable_method, should_generate_py_binding
 from opgen.python_bindings.overloads import group_by_name, load_signatures
@@ -51,38 +49,9 @@ def info_of(
 ) -> DifferentiabilityInfo:
     """An entry with one formula for `inputs`, saving `result` (a tensor, or a foreach
     function's tensors) when `saved_outputs`."""
-    style = ArgumentStyle.of(f)
-    bindings = tuple(
-        cpp.argument(
-            a,
-            cpp_no_default_args=frozenset(),
-            method=False,
-            faithful=False,
-            symint=True,
-            has_tensor_options=False,
-            style=style,
-        )[0]
-        for a in f.func.schema_order_arguments()
-        if a.name in inputs
-    )
     result = VectorCType(TENSOR) if f.func.name.name.base.startswith("_foreach") else TENSOR
-    outputs = (SavedAttribute(NamedCType("result", result), "result"),) if saved_outputs else ()
-    derivative = Derivative(formula, formula, inputs, (), outputs, frozenset())
-    return DifferentiabilityInfo(
-        name=str(f.func.name.name),
-        func=f,
-        op=op,
-        derivatives=(derivative,),
-        forward_derivatives=(),
-        all_saved_inputs=(),
-        all_saved_outputs=outputs,
-        available_named_gradients=(),
-        used_named_gradients=frozenset(),
-        args_with_derivatives=bindings,
-        non_differentiable_arg_names=(),
-        output_differentiability=None,
-        output_differentiability_conditions=None,
-    )
+    outputs = [saved("result", result)] if saved_outputs else []
+    return differentiability_info(f, [derivative(inputs, formula, (), outputs)], op=op)
 
 
 def body(f: NativeFunction, info: DifferentiabilityInfo | None, release: Release) -> list[str]:
@@ -136,14 +105,7 @@ def test_a_kernel_holds_its_node_in_a_shared_ptr_before_2_13(
 def test_an_out_kernel_declares_its_node_alike(
     function_of: FunctionOf, release: Release, declaration: str
 ) -> None:
-    f = function_of(
-        "- func: foo.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n"
-        "  dispatch:\n"
-        "    CPU: foo_out\n"
-        "- func: foo(Tensor self) -> Tensor\n"
-        "  dispatch:\n"
-        "    CPU: foo\n"
-    )
+    f = function_of(FOO_OUT)
     assert body(f, None, release)[3] == declaration
 
 

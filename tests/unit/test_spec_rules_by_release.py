@@ -9,6 +9,9 @@ with that release reads it.
 - `PHILOX_NOT_RANDOM` (2.15): an operator whose name has 'rand' in it is not
   random by its name alone when the name also has '_philox_'; a Generator
   argument or a dropout argument still calls for `nondeterministic_seeded`.
+- `AUTOCAST_XPU_KEY` (2.13): before it, AutocastXPU is no dispatch key at all.
+- `AUTOMATIC_OUT_INPLACE_TAGS` (2.13): from it on, out= and inplace operators,
+  written or derived, are tagged `out` and `inplace`; before it, only as written.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ from opgen.releases import Release
 from opgen.spec import LoadOptions, load_spec
 
 TAGS = Path(__file__).parents[1] / "malformed" / "tags.yaml"
+RELEASE_2_12 = Release(2, 12)
+RELEASE_2_13 = Release(2, 13)
 RELEASE_2_14 = Release(2, 14)
 RELEASE_2_15 = Release(2, 15)
 
@@ -115,3 +120,62 @@ def test_a_philox_operator_with_a_dropout_argument_still_needs_the_tag_in_2_15(
         "  - func: _philox_mask(Tensor key, float dropout_p) -> Tensor\n"
         "          ^~~~~~~~~~~~\n",
     )
+
+
+AUTOCAST_XPU = """\
+- func: foo(Tensor self) -> Tensor
+  dispatch:
+    CPU, AutocastXPU: foo
+"""
+
+
+def test_autocast_xpu_is_an_unknown_key_to_2_12(tmp_path: Path) -> None:
+    spec = write_spec(tmp_path, AUTOCAST_XPU)
+    assert check(spec, RELEASE_2_12) == (
+        1,
+        "$DIR/native_functions.yaml:3:10: error: unknown dispatch key 'AutocastXPU'\n"
+        "      CPU, AutocastXPU: foo\n"
+        "           ^~~~~~~~~~~\n",
+    )
+
+
+def test_autocast_xpu_is_a_key_without_kernels_to_2_13(tmp_path: Path) -> None:
+    spec = write_spec(tmp_path, AUTOCAST_XPU)
+    assert check(spec, RELEASE_2_13) == (
+        1,
+        "$DIR/native_functions.yaml:3:10: error: dispatch key 'AutocastXPU' cannot have "
+        "kernels in native_functions.yaml\n"
+        "      CPU, AutocastXPU: foo\n"
+        "           ^~~~~~~~~~~\n",
+    )
+
+
+SCALE = """\
+- func: scale_(Tensor(a!) self, float s) -> Tensor(a!)
+  dispatch:
+    CPU: scale_
+  autogen: scale, scale.out
+"""
+
+
+def tags_by_name(spec: Path, release: Release) -> dict[str, list[str]]:
+    loaded = load_spec(str(spec), str(TAGS), LoadOptions(release=release))
+    return {str(f.func.name): sorted(f.tags) for f in loaded.functions}
+
+
+def test_out_and_inplace_operators_are_tagged_so_from_2_13(tmp_path: Path) -> None:
+    spec = write_spec(tmp_path, SCALE)
+    assert tags_by_name(spec, RELEASE_2_13) == {
+        "scale_": ["inplace"],
+        "scale.out": ["generated", "out"],
+        "scale": ["generated"],
+    }
+
+
+def test_before_2_13_only_their_own_tags(tmp_path: Path) -> None:
+    spec = write_spec(tmp_path, SCALE)
+    assert tags_by_name(spec, RELEASE_2_12) == {
+        "scale_": [],
+        "scale.out": ["generated"],
+        "scale": ["generated"],
+    }

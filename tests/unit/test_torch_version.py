@@ -122,10 +122,10 @@ def test_a_newer_release_generates_as_the_newest_with_a_warning(tmp_path: Path) 
 
 def test_an_older_release_is_a_usage_error_naming_the_range() -> None:
     with pytest.raises(UsageError) as error:
-        choose_release("2.12.1", [])
+        choose_release("2.9.1", [])
     supported = ", ".join(map(str, SUPPORTED))
     assert error.value.problems == (
-        f"torch 2.12.1 (from --torch-version) is older than the releases opgen supports: "
+        f"torch 2.9.1 (from --torch-version) is older than the releases opgen supports: "
         f"{supported}",
     )
     assert str(SUPPORTED[0]) == str(OLDEST)

@@ -21,7 +21,10 @@ from opgen.api import cpp
 from opgen.frozen import frozen
 from opgen.releases import (
     EXACT_TENSOR_LIST_HINTS,
+    HAS_NAMES_STUB,
     INPLACE_FOREACH_STUBS_RETURN_LISTS,
+    LANCZOS_INTERPOLATION_STUB,
+    OPTIONAL_ASARRAY_REQUIRES_GRAD,
     SYMBOLIC_SCALAR_HINTS,
     Release,
 )
@@ -53,7 +56,7 @@ _BASE_TYPES = {
 
 @frozen
 class Hints:
-    """What differs between releases' hints."""
+    """What differs between releases' hints, and their hand-written declarations."""
 
     scalar: str  # the hint of Scalar
     ordered: str  # what Tensor's <, <=, >, >= take
@@ -63,6 +66,9 @@ class Hints:
     # `tuple[Tensor, ...] | list[Tensor] | None`.
     exact_tensor_lists: bool
     inplace_foreach_returns: bool  # torch._foreach_<op>_ returns its list
+    has_names: bool  # Tensor declares has_names (named tensors, before torch 2.13)
+    asarray_requires_grad: str  # the parameter of torch.asarray
+    lanczos_interpolation: bool  # torch._C._nn declares _upsample_lanczos2d_aa
 
 
 def hints_for(release: Release) -> Hints:
@@ -77,6 +83,13 @@ def hints_for(release: Release) -> Hints:
         "Tensor" if foreach_lists else "Tensor | Number | _complex",
         release.has(EXACT_TENSOR_LIST_HINTS),
         foreach_lists,
+        release.has(HAS_NAMES_STUB),
+        (
+            "requires_grad: _bool | None = None"
+            if release.has(OPTIONAL_ASARRAY_REQUIRES_GRAD)
+            else "requires_grad: _bool = False"
+        ),
+        release.has(LANCZOS_INTERPOLATION_STUB),
     )
 
 

@@ -50,6 +50,7 @@ from opgen.api.python import (
 from opgen.api.signatures import FunctionSignatures
 from opgen.api.types import ArgumentStyle, BindingMemo, TupleCType
 from opgen.frozen import frozen
+from opgen.releases import METHOD_DEVICE_INIT_GUARD, NEWEST, Release
 from opgen.spec.arguments import Arguments, Return
 from opgen.spec.keys import Variant
 from opgen.spec.native import NativeFunction
@@ -321,8 +322,10 @@ def dispatch_call(
     f: NativeFunction,
     outputs: Mapping[str, PythonArgParserOutputExpr],
     sigs: FunctionSignatures,
+    release: Release = NEWEST,
 ) -> DispatchCall:
-    """How the binding parsing `ps` (with `outputs`, its `arg_parser_output_exprs`) calls `f`.
+    """How the binding parsing `ps` (with `outputs`, its `arg_parser_output_exprs`) calls `f`
+    in `release`.
 
     ValueError where the bindings cannot call `f` so (see the module doc).
     """
@@ -331,7 +334,7 @@ def dispatch_call(
     has_options = f.func.arguments.tensor_options is not None
     options_names = [a.name for a in ps.tensor_options_args]
     if has_options:
-        inits.append(_packed_options(ps, f, outputs, options_names))
+        inits.append(_packed_options(ps, f, outputs, options_names, release))
         exprs["options"] = "options"
     elif options_names:
         if "dtype" in options_names:
@@ -403,8 +406,10 @@ def _packed_options(
     f: NativeFunction,
     outputs: Mapping[str, PythonArgParserOutputExpr],
     names: Sequence[str],
+    release: Release,
 ) -> str:
-    """`options`, packed from the parsed keywords, and the device initialised."""
+    """`options`, packed from the parsed keywords, and the device initialised (by a method
+    only for a tensor without a dispatch mode, since torch 2.13)."""
     if f.func.is_out_fn():
         raise ValueError(f"{f.func}: an out= function cannot take TensorOptions")
     for a in ps.tensor_options_args:
@@ -415,7 +420,8 @@ def _packed_options(
             raise ValueError(f"{f.func}: the TensorOptions keyword '{a.name}' must be {expected}")
     if not all(field in names for field in TENSOR_OPTIONS_FIELDS):
         raise ValueError(f"{f.func}: incomplete TensorOptions keywords {names}")
-    if ps.method:  # a tensor subclass without storage needs no device
+    if ps.method and release.has(METHOD_DEVICE_INIT_GUARD):
+        # a tensor subclass without storage needs no device
         initialize = (
             "if (!at::impl::tensor_has_dispatch(self)) {\n"
             "  torch::utils::maybe_initialize_device(options);\n"

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from opgen.diagnostics import SpecError
+from opgen.releases import AUTOMATIC_OUT_INPLACE_TAGS, NEWEST, Release
 from opgen.spec.arguments import Argument, Return, shared
 from opgen.spec.backend import DEFAULT_KERNEL_NAMESPACE, BackendMetadata, default_kernel_name
 from opgen.spec.keys import DeviceCheckType, SchemaKind, Variant
@@ -106,17 +107,18 @@ def pre_group(functions: Iterable[NativeFunction]) -> dict[FunctionSchema, PreGr
 
 
 def derive_functions(
-    pre_groups: Iterable[PreGroup], lenient: bool = False
+    pre_groups: Iterable[PreGroup], lenient: bool = False, release: Release = NEWEST
 ) -> list[tuple[PreGroup, NativeFunction, BackendMetadata]]:
     """The derived functions, each with its group and its CompositeExplicitAutograd kernel.
 
     `lenient` (reading a spec to compare it, maybe an older one, whose exceptions were
     not this version's) derives nothing for a group that breaks a rule instead of failing.
     """
+    kind_tags = release.has(AUTOMATIC_OUT_INPLACE_TAGS)
     return [
         (group, f, metadata)
         for group in pre_groups
-        for f, metadata in _derive_group(group, lenient)
+        for f, metadata in _derive_group(group, lenient, kind_tags)
     ]
 
 
@@ -136,7 +138,7 @@ def _skips_derivation(group: PreGroup) -> bool:
 
 
 def _derive_group(
-    group: PreGroup, lenient: bool = False
+    group: PreGroup, lenient: bool, kind_tags: bool
 ) -> Iterator[tuple[NativeFunction, BackendMetadata]]:
     if _skips_derivation(group):
         return
@@ -185,16 +187,18 @@ def _derive_group(
             base.location_of("autogen"),
         )
     if gets_out:
-        yield _derive(base, SchemaKind.out)
+        yield _derive(base, SchemaKind.out, kind_tags)
     if SchemaKind.functional not in group and (has_out or gets_out):
-        yield _derive(base, SchemaKind.functional)
+        yield _derive(base, SchemaKind.functional, kind_tags)
 
 
 def _returns_written(func: FunctionSchema) -> bool:
     return any(r.is_write for r in func.returns)
 
 
-def _derive(f: NativeFunction, kind: SchemaKind) -> tuple[NativeFunction, BackendMetadata]:
+def _derive(
+    f: NativeFunction, kind: SchemaKind, kind_tags: bool
+) -> tuple[NativeFunction, BackendMetadata]:
     func = _functional_schema(f.func) if kind is SchemaKind.functional else _out_schema(f.func)
     # Out= kernels are named op_overload, which keeps e.g. randn.names_out and
     # randn.generator_with_names_out apart.
@@ -204,9 +208,9 @@ def _derive(f: NativeFunction, kind: SchemaKind) -> tuple[NativeFunction, Backen
     if f.func.has_symint():
         kernel += "_symint"
     tags = {"generated"} | (f.tags & INHERITED_TAGS)
-    if func.is_out_fn():
+    if kind_tags and func.is_out_fn():
         tags.add("out")
-    if func.name.name.inplace:
+    if kind_tags and func.name.name.inplace:
         tags.add("inplace")
     derived = NativeFunction(
         namespace=f.namespace,

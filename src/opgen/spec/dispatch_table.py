@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Set
 
 from opgen.diagnostics import SpecError
+from opgen.releases import AUTOCAST_XPU_KEY, NEWEST, Release
 from opgen.spec.backend import DEFAULT_KERNEL_NAMESPACE, BackendMetadata, default_kernel_name
 from opgen.spec.entry_fields import EntryFields, describe
 from opgen.spec.keys import (
@@ -41,8 +42,12 @@ def read_dispatch(
     delegate: OperatorName | None,
     library: bool,
     ignore_keys: Set[DispatchKey],
+    release: Release = NEWEST,
 ) -> tuple[Dispatch, bool]:
-    """The kernels per dispatch key, and whether the operator is abstract."""
+    """The kernels per dispatch key, and whether the operator is abstract.
+
+    Keys are those `release` knows (AutocastXPU arrived in 2.13).
+    """
     raw = e.entry.get("dispatch")
     if raw is None and library:
         if "python_dispatch" in e.entry:
@@ -80,7 +85,7 @@ def read_dispatch(
             )
         try:
             metadata = _kernel(kernel, structured, _func_namespace(e) if library else None)
-            for key in _read_dispatch_keys(keys, dispatch, library):
+            for key in _read_dispatch_keys(keys, dispatch, library, release):
                 listed += 1
                 if key in ignore_keys:
                     continue
@@ -108,7 +113,9 @@ class _KernelError(SchemaError):
     """An error in a kernel name (the value of a dispatch line, not its keys)."""
 
 
-def _read_dispatch_keys(keys: str, seen: Dispatch, library: bool) -> Iterator[DispatchKey]:
+def _read_dispatch_keys(
+    keys: str, seen: Dispatch, library: bool, release: Release
+) -> Iterator[DispatchKey]:
     """The keys of one dispatch line, `CPU, CUDA`; errors are SchemaErrors in `keys`."""
     supported = _LIBRARY_DISPATCH_KEYS if library else _SUPPORTED_DISPATCH_KEYS
     offset = 0
@@ -117,6 +124,8 @@ def _read_dispatch_keys(keys: str, seen: Dispatch, library: bool) -> Iterator[Di
         at = offset + len(piece) - len(piece.lstrip())
         offset += len(piece) + 1
         key = DispatchKey.maybe_parse(name)
+        if key is DispatchKey.AutocastXPU and not release.has(AUTOCAST_XPU_KEY):
+            key = None
         if key is None:
             hint = " (a trailing comma?)" if not name else ""
             raise SchemaError(f"unknown dispatch key '{name}'{hint}", at, max(len(name), 1))

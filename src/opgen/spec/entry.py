@@ -12,7 +12,13 @@ from collections.abc import Set
 
 from opgen.diagnostics import Location, SpecError
 from opgen.frozen import frozen
-from opgen.releases import NAMED_DIMENSIONS, NEWEST, PHILOX_NOT_RANDOM, Release
+from opgen.releases import (
+    AUTOMATIC_OUT_INPLACE_TAGS,
+    NAMED_DIMENSIONS,
+    NEWEST,
+    PHILOX_NOT_RANDOM,
+    Release,
+)
 from opgen.spec.backend import DEFAULT_KERNEL_NAMESPACE, BackendMetadata
 from opgen.spec.dispatch_table import (
     CEA_NON_FUNCTIONAL,
@@ -87,7 +93,13 @@ def read_entry(entry: YamlMap, options: EntryOptions) -> tuple[NativeFunction, D
         _read_operator_name(e, "structured_delegate") if "structured_delegate" in entry else None
     )
     dispatch, abstract = read_dispatch(
-        e, func, structured, structured_delegate, options.library, options.ignore_keys
+        e,
+        func,
+        structured,
+        structured_delegate,
+        options.library,
+        options.ignore_keys,
+        options.release,
     )
     precomputed = _read_precomputed(e, structured) if "precomputed" in entry else None
     f = NativeFunction(
@@ -335,10 +347,11 @@ def _read_tags(
     tags = set(value)  # strings, checked above
     if namespace == "aten" and "pt2_compliant_tag" in valid:
         tags.add("pt2_compliant_tag")
-    if func.arguments.out and "out" in valid:
-        tags.add("out")
-    if func.name.name.inplace and "inplace" in valid:
-        tags.add("inplace")
+    if options.release.has(AUTOMATIC_OUT_INPLACE_TAGS):
+        if func.arguments.out and "out" in valid:
+            tags.add("out")
+        if func.name.name.inplace and "inplace" in valid:
+            tags.add("inplace")
     return frozenset(tags)
 
 

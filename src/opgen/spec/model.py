@@ -152,7 +152,9 @@ def _build(
         return _ungrouped(functions, kernels, tags, len(entries), sources)
     pre_groups = list(pre_group(functions).values())
     names = {f.func.name for f in functions}
-    for group, f, metadata in derive_functions(pre_groups, lenient=options.for_comparison):
+    for group, f, metadata in derive_functions(
+        pre_groups, lenient=options.for_comparison, release=options.release
+    ):
         if options.for_comparison and f.func.name in names:  # derived twice, or an entry's
             continue
         names.add(f.func.name)

@@ -21,7 +21,6 @@ import argparse
 import os
 import re
 from collections.abc import Iterable
-from importlib import metadata
 
 from opgen.frozen import frozen
 from opgen.releases import NEWEST, OLDEST, SUPPORTED, Release, parse_release
@@ -63,10 +62,7 @@ def choose_release(flag: str | None, inputs: Iterable[str | None]) -> ReleaseCho
             release = parse_release(version)
             if release is not None:
                 return _supported(release, version, where)
-    try:
-        version = metadata.version("torch")
-    except metadata.PackageNotFoundError:
-        version = ""
+    version = _installed_torch()
     release = parse_release(version)
     if release is not None:
         return _supported(release, version, "the installed torch")
@@ -132,3 +128,15 @@ def _version_in(directory: str) -> tuple[str, str] | None:
         if name.startswith("torch-") and name.endswith(".dist-info"):
             return name[len("torch-") : -len(".dist-info")], os.path.join(directory, name)
     return None
+
+
+def _installed_torch() -> str:
+    """The installed torch's version from its distribution metadata, or ''."""
+    # Imported here: importlib.metadata costs a run tens of milliseconds, and most
+    # runs find their release without it.
+    from importlib import metadata
+
+    try:
+        return metadata.version("torch")
+    except metadata.PackageNotFoundError:
+        return ""

@@ -19,7 +19,8 @@ calls the kernel and passes results back through pointers:
   ABI cannot express gets no shim;
 - each version `vN` of the table entry adds its own function
   `..._vN` (newest first); older versions pass the arguments added later as
-  their defaults; a `since` gates a declaration on `TORCH_FEATURE_VERSION`.
+  their defaults (`std::nullopt` before `AOTI_SKIPPED_ARGUMENT_DEFAULTS`); a
+  `since` gates a declaration on `TORCH_FEATURE_VERSION` (`AOTI_FEATURE_VERSIONS`).
 
 The `.cpp` files are always written. The headers are a checked-in ABI: with
 `--update-aoti-c-shim` they are written, otherwise each existing header must
@@ -36,6 +37,7 @@ from opgen.api import cpp
 from opgen.cached import cached
 from opgen.diagnostics import Location, SpecError
 from opgen.frozen import frozen
+from opgen.releases import AOTI_FEATURE_VERSIONS, AOTI_SKIPPED_ARGUMENT_DEFAULTS
 from opgen.spec.backend import BackendIndex
 from opgen.spec.groups import NativeFunctionsGroup
 from opgen.spec.keys import CUDA_DISPATCH_KEYS, DispatchKey, Variant
@@ -43,6 +45,7 @@ from opgen.spec.native import NativeFunction
 from opgen.spec.schema import OperatorName
 from opgen.targets.aten.aoti_abi import Unsupported, arguments, returns
 from opgen.targets.aten.aoti_table import FallbackEntry, OpVersions, load_fallback_tables
+from opgen.targets.aten.registration import extra_cuda_headers
 from opgen.targets.aten.run import AtenRun
 
 K = DispatchKey
@@ -59,16 +62,6 @@ _BANNER = (
 _ATEN_BANNER = (
     "\n\n// This file corresponds to the aten_shimified_ops list in torchgen/aoti/fallback_ops.py\n"
 )
-_CUDA_INCLUDES = {
-    False: (
-        "#include <c10/cuda/CUDAGuard.h>\n#include <ATen/cuda/ATenCUDAGeneral.h>\n"
-        "#include <ATen/cuda/CUDADevice.h>\n#include <ATen/cuda/CUDAContext.h>"
-    ),
-    True: (
-        "#include <c10/hip/HIPGuard.h>\n#include <ATen/hip/ATenHIPGeneral.h>\n"
-        "#include <ATen/hip/HIPDevice.h>\n#include <ATen/hip/HIPContext.h>"
-    ),
-}
 
 
 def emit_aoti_c_shim(run: AtenRun) -> None:
@@ -132,7 +125,9 @@ class _BackendShims:
 
     def source(self) -> str:
         includes = "\n".join(sorted({s[0] for s in self.shims if s[0] is not None}))
-        extra = _CUDA_INCLUDES[self.run.options.rocm] if self.key in CUDA_DISPATCH_KEYS else ""
+        options = self.run.options
+        cuda = extra_cuda_headers(options.rocm, options.run.release)
+        extra = cuda if self.key in CUDA_DISPATCH_KEYS else ""
         return _source_text(
             self.key,
             self.run.options.extend_aoti_c_shim,
@@ -201,7 +196,10 @@ def _shim(
     else:
         return None, None
     if id(entry) not in abi:
-        abi[id(entry)] = _abi_versions(f, entry.versions(op))
+        release = run.options.run.release
+        versions = entry.versions(op, gated=release.has(AOTI_FEATURE_VERSIONS))
+        defaults = release.has(AOTI_SKIPPED_ARGUMENT_DEFAULTS)
+        abi[id(entry)] = _abi_versions(f, versions, defaults)
     found = abi[id(entry)]
     if found is None:
         return include, None
@@ -231,10 +229,13 @@ class _AbiVersion:
     since: str | None
 
 
-def _abi_versions(f: NativeFunction, versions: OpVersions) -> list[_AbiVersion] | None:
+def _abi_versions(
+    f: NativeFunction, versions: OpVersions, defaults: bool
+) -> list[_AbiVersion] | None:
     """Each version's parameters and call, newest first; None if the ABI cannot express `f`.
 
-    Older versions pass the arguments newer ones added as their defaults.
+    Older versions pass the arguments newer ones added as their defaults
+    (`defaults`), else as `std::nullopt`.
     """
     func = f.func
     result: list[_AbiVersion] = []
@@ -244,9 +245,9 @@ def _abi_versions(f: NativeFunction, versions: OpVersions) -> list[_AbiVersion] 
             assignments: list[str] = []
             if func.is_out_fn():  # outputs first; C shims return only an error code
                 flat = [*func.arguments.out, *func.arguments.flat_non_out]
-                params, exprs = arguments(flat, skipped)
+                params, exprs = arguments(flat, skipped, defaults)
             else:
-                params, exprs = arguments(func.arguments.flat_all, skipped)
+                params, exprs = arguments(func.arguments.flat_all, skipped, defaults)
                 if not func.name.name.inplace:
                     ret_params, assignments = returns(func)
                     params.extend(ret_params)

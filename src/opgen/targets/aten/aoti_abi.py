@@ -159,17 +159,19 @@ def _convert_list(t: ListType, name: str, is_write: bool) -> Converted:
     )
 
 
-def arguments(flat: Iterable[Argument], skipped: set[str]) -> tuple[list[str], list[str]]:
+def arguments(
+    flat: Iterable[Argument], skipped: set[str], defaults: bool = True
+) -> tuple[list[str], list[str]]:
     """The C parameters and the call's argument expressions.
 
     A skipped argument (added by a later version) has no parameter and is
-    passed its default (`std::nullopt` without one).
+    passed its default (`defaults`; `std::nullopt` without one), else `std::nullopt`.
     """
     params: list[str] = []
     exprs: list[str] = []
     for a in flat:
         if a.name in skipped:
-            default = a.default
+            default = a.default if defaults else None
             exprs.append(
                 "std::nullopt"
                 if default is None

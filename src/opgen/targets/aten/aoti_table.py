@@ -12,6 +12,9 @@ version info:
         "v2": {"new_args": ["bar"], "since": "..."},   # an added argument, gated
     }
 
+Before feature versions (`releases.AOTI_FEATURE_VERSIONS`), a version is only
+the list of the arguments it added (`"v2": ["bar"]`) and nothing is gated.
+
 The file is never imported: its two assignments are found with `ast` and their
 values read with `ast.literal_eval`, so the file runs no code. It is
 `--aoti-fallback-ops FILE` if given; else it is found from `--source-path`:
@@ -53,45 +56,52 @@ class FallbackEntry:
     info: object  # the literal value, checked by `versions`
     location: Location
 
-    def versions(self, op: str) -> OpVersions:
+    def versions(self, op: str, *, gated: bool = True) -> OpVersions:
+        """The entry's versions; `gated`: in the format with `since` gates, else in
+        the older one, where a version is the list of the arguments it added."""
         info = self.info
         if not isinstance(info, dict):
             raise SpecError(f"the entry of {op} must be a dict", self.location)
         new_args: dict[int, tuple[str, ...]] = {1: ()}
         since: dict[int, str] = {}
         for key, payload in sorted(info.items(), key=lambda kv: str(kv[0])):
-            if key == "since":
+            if key == "since" and gated:
                 continue
-            version = self._version_number(op, key)
+            version = self._version_number(op, key, gated)
             if version in new_args:
                 raise SpecError(f"version {key} of {op} is defined twice", self.location)
-            if not isinstance(payload, dict):
-                raise SpecError(
-                    f"version {key} of {op} must be a dict "
-                    "{'new_args': [...], 'since': 'TORCH_VERSION_X_Y_Z'}",
-                    self.location,
-                )
-            args = payload.get("new_args", [])
-            if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
-                raise SpecError(
-                    f"'new_args' of version {key} of {op} must be a list of argument names",
-                    self.location,
-                )
-            new_args[version] = tuple(args)
-            gate = payload.get("since")
-            if gate is not None:
-                since[version] = self._gate(op, gate)
-        gate = info.get("since")
+            if gated:
+                new_args[version] = self._gated_args(op, key, payload)
+                gate = payload.get("since")
+                if gate is not None:
+                    since[version] = self._gate(op, gate)
+            else:
+                new_args[version] = self._args(f"version {key} of {op}", payload)
+        gate = info.get("since") if gated else None
         if gate is not None:
             since[1] = self._gate(op, gate)
         return OpVersions(new_args, since)
 
-    def _version_number(self, op: str, key: object) -> int:
+    def _gated_args(self, op: str, key: object, payload: object) -> tuple[str, ...]:
+        if not isinstance(payload, dict):
+            raise SpecError(
+                f"version {key} of {op} must be a dict "
+                "{'new_args': [...], 'since': 'TORCH_VERSION_X_Y_Z'}",
+                self.location,
+            )
+        return self._args(f"'new_args' of version {key} of {op}", payload.get("new_args", []))
+
+    def _args(self, what: str, args: object) -> tuple[str, ...]:
+        if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+            raise SpecError(f"{what} must be a list of argument names", self.location)
+        return tuple(args)
+
+    def _version_number(self, op: str, key: object, gated: bool) -> int:
         text = str(key)
         if not text.startswith("v") or not text[1:].lstrip("+-").isdigit():
+            also = ", or 'since'" if gated else ""
             raise SpecError(
-                f"version key '{text}' of {op} must be 'v' and a number, or 'since'",
-                self.location,
+                f"version key '{text}' of {op} must be 'v' and a number{also}", self.location
             )
         return int(text[1:])
 

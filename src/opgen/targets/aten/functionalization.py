@@ -39,8 +39,9 @@ Item: TypeAlias = NativeFunction | NativeFunctionsGroup | NativeFunctionsViewGro
 # Mutating operators the pass does not handle: they cannot be grouped properly,
 # or need hand-written kernels (resize_), or are for testing only, or are
 # inference-only kernels called behind a custom op's graph break.
-# `_cudnn_attention_forward_no_dropout_inplace` joined the list in torch 2.15; it
-# needs no release gate because only 2.15's spec has the operator.
+# `_flash_attention_forward_no_dropout_inplace` joined the list in torch 2.12 and
+# `_cudnn_attention_forward_no_dropout_inplace` in torch 2.15; they need no release
+# gate because only the specs of those releases (and later) have the operators.
 NOT_FUNCTIONALIZED = frozenset(
     {
         "adaptive_avg_pool3d_backward.grad_input",

@@ -16,7 +16,8 @@ past Functionalize) when given plain tensors.
   operator on meta tensors first (inplace operators without Storage
   arguments only), call the group's functional operator, and write its
   results back into the mutated arguments. `cumsum.out` and `cumprod.out`
-  pass the out tensor's dtype when no dtype is given.
+  (and their `dimname_out` overloads) pass the out tensor's dtype when no
+  dtype is given (`releases.CUMULATIVE_OUT_DTYPE`).
 
 Each kernel uses the argument style of the operator it implements, also for
 the signatures of the operators it calls.
@@ -40,6 +41,7 @@ from opgen.api.types import (
     OptionalCType,
     VectorCType,
 )
+from opgen.releases import CUMULATIVE_OUT_DTYPE
 from opgen.spec.arguments import Argument
 from opgen.spec.groups import NativeFunctionsGroup, NativeFunctionsViewGroup
 from opgen.spec.keys import SchemaKind
@@ -49,8 +51,12 @@ from opgen.spec.types import BaseTy, BaseType
 from opgen.targets.aten.run import AtenRun
 from opgen.targets.aten.view_copy import dispatcher_signature, return_statement
 
-# Out= operators whose functional variant must be told the out tensor's dtype.
-_OUT_DTYPE_PRESERVING = frozenset({"cumsum.out", "cumprod.out"})
+# Out= operators whose functional variant must be told the out tensor's dtype
+# (`CUMULATIVE_OUT_DTYPE`). The Dimname overloads need no gate of their own: only
+# releases with named dimensions (2.12) accept a spec that has them.
+_OUT_DTYPE_PRESERVING = frozenset(
+    {"cumsum.out", "cumprod.out", "cumsum.dimname_out", "cumprod.dimname_out"}
+)
 
 _TENSOR_VECTOR = VectorCType(TENSOR)
 _NON_OWNING_LISTS = {"at::TensorList": "{}.vec()", "at::ITensorListRef": "{{{}.begin(), {}.end()}}"}
@@ -280,10 +286,12 @@ def _propagate_mutations(
 
 
 def _functional_exprs(
-    f: NativeFunction, functional_sig: DispatcherSignature, exprs: list[str]
+    run: AtenRun, f: NativeFunction, functional_sig: DispatcherSignature, exprs: list[str]
 ) -> list[str]:
     """The functional call's arguments; out dtype threaded through for cumulative ops."""
     if f.func.kind is not SchemaKind.out or str(f.func.name) not in _OUT_DTYPE_PRESERVING:
+        return exprs
+    if not run.options.run.release.has(CUMULATIVE_OUT_DTYPE):
         return exprs
     (out,) = f.func.arguments.out
     names = [b.name for b in functional_sig.arguments()]
@@ -318,7 +326,7 @@ def mutation_kernel(run: AtenRun, f: NativeFunction, g: NativeFunctionsGroup) ->
     return_type = dispatcher.returns_type(functional.returns, style=style)
     functional_sig = dispatcher_signature(run, g.functional, style)
     exprs = call_expressions(unwrapped, functional_sig.arguments())
-    exprs = _functional_exprs(f, functional_sig, exprs)
+    exprs = _functional_exprs(run, f, functional_sig, exprs)
     meta, meta_ctx = meta_tensor_args(sig)
     run_meta = not any(a.type == _STORAGE for a in args) and f.func.kind is SchemaKind.inplace
     name = f.func.name.unambiguous_name()

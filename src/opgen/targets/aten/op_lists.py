@@ -8,7 +8,8 @@ Each file lists every function of the spec (selection plays no part):
   operator name and every base name (inplace `_` dropped), minus the C++
   alternative operator tokens (`and`, `not`, ...); `_(attr, <name>)` for
   every argument name; each list sorted, joined by ` \\` line continuations.
-- enum_tag.h (headers, header-only root): the valid tags, sorted, one per line.
+- enum_tag.h (headers, header-only root; core before torch 2.12): the valid
+  tags, sorted, one per line.
 - RegistrationDeclarations.h (headers): the dispatcher declaration of every
   function, with a JSON comment giving its schema, whether it needs a
   backend kernel (`dispatch`: its kernel keys are not just the implicit
@@ -73,8 +74,9 @@ def emit_interned_strings(run: AtenRun) -> None:
 
 
 def emit_tag_enum(run: AtenRun) -> None:
-    """enum_tag.h in the header-only root (Generate.headers)."""
-    run.outputs.headeronly.add_template(
+    """enum_tag.h in the header-only root, else in core (Generate.headers)."""
+    outputs = run.outputs.headeronly if run.options.headeronly_root else run.outputs.core
+    outputs.add_template(
         "enum_tag.h", lambda: {"enum_of_valid_tags": ",\n".join(sorted(run.spec.tags))}
     )
 

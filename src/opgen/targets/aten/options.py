@@ -13,7 +13,7 @@ import os
 from enum import Enum
 
 from opgen.frozen import frozen
-from opgen.releases import XPU_FAMILY_NEEDS_FLAG
+from opgen.releases import HEADERONLY_ENUM_TAG, XPU_FAMILY_NEEDS_FLAG
 from opgen.spec.keys import DispatchKey, is_generic_dispatch_key
 from opgen.targets.contract import RunOptions
 
@@ -87,7 +87,7 @@ class AtenOptions:
     source_path: str = "aten/src/ATen"
     per_operator_headers: bool = False
     aoti_install_dir: str = "torch/csrc/inductor/aoti_torch/generated"
-    headeronly_install_dir: str | None = None  # default: <install_dir>/core
+    headeronly_install_dir: str | None = None  # default: <install_dir>/core (torch 2.12 on)
     rocm: bool = False
     mps: bool = False
     xpu: bool = False
@@ -149,6 +149,12 @@ class AtenOptions:
     def headeronly_dir(self) -> str:
         return self.headeronly_install_dir or f"{self.install_dir}/core"
 
+    @property
+    def headeronly_root(self) -> bool:
+        """Whether header-only files (enum_tag.h) have a root of their own, outside
+        core_generated.cmake (`HEADERONLY_ENUM_TAG`); before, they are core files."""
+        return self.run.release.has(HEADERONLY_ENUM_TAG)
+
     # -- derived choices -------------------------------------------------------
 
     @property
@@ -191,6 +197,11 @@ class AtenOptions:
         for key in self.static_dispatch_backend or ():
             if DispatchKey.maybe_parse(key) is None:
                 errors.append(f"--static-dispatch-backend: unknown dispatch key '{key}'")
+        if self.headeronly_install_dir is not None and not self.headeronly_root:
+            errors.append(
+                f"--headeronly-install-dir: torch {self.run.release}'s torchgen has no such "
+                "flag (it writes enum_tag.h into <install-dir>/core)"
+            )
         return errors
 
     @property

@@ -30,6 +30,7 @@ from opgen.api.translate import call_arguments
 from opgen.api.types import Parameters
 from opgen.frozen import frozen
 from opgen.output import OutputSet
+from opgen.releases import ROCM_CUDA_GUARD, Release
 from opgen.spec.backend import BackendIndex
 from opgen.spec.groups import NativeFunctionsGroup
 from opgen.spec.keys import CUDA_DISPATCH_KEYS, DispatchKey
@@ -64,10 +65,22 @@ _CUDA_HEADERS = """\
 #include <ATen/cuda/CUDADevice.h>
 #include <ATen/cuda/CUDAContext.h>"""
 _HIP_HEADERS = """\
-#include <c10/hip/HIPGuard.h>
 #include <ATen/hip/ATenHIPGeneral.h>
 #include <ATen/hip/HIPDevice.h>
 #include <ATen/hip/HIPContext.h>"""
+# The guard header of ROCm builds: HIP's own, else (`ROCM_CUDA_GUARD`) the one
+# that masquerades as CUDA.
+_HIP_GUARD_HEADERS = {
+    True: "#include <c10/hip/HIPGuard.h>",
+    False: "#include <ATen/hip/impl/HIPGuardImplMasqueradingAsCUDA.h>",
+}
+
+
+def extra_cuda_headers(rocm: bool, release: Release) -> str:
+    """The device headers of the CUDA family's registrations and AOTInductor shims."""
+    if not rocm:
+        return _CUDA_HEADERS
+    return _HIP_GUARD_HEADERS[release.has(ROCM_CUDA_GUARD)] + "\n" + _HIP_HEADERS
 
 
 def _is_registered(table: KernelTable, index: BackendIndex, key: DispatchKey, item: Item) -> bool:
@@ -272,7 +285,9 @@ def emit_registrations(run: AtenRun) -> None:
     """
     table = run.kernel_table
     stubs = native_aot_stubs(run)
-    wrappers = StructuredWrappers(run.signatures, native_aot=stubs, release=run.options.run.release)
+    wrappers = StructuredWrappers(
+        run.signatures, native_aot=stubs, release=run.options.run.release, rocm=run.options.rocm
+    )
     texts = KernelTexts(run, table, wrappers)
     for key in run.options.dispatch_keys:
         out = output_set_for(run, key)
@@ -308,7 +323,7 @@ def _base_env(
     table: KernelTable, key: DispatchKey, index: BackendIndex, native_aot_stubs: bool
 ) -> dict[str, object]:
     options = table.run.options
-    cuda_headers = _HIP_HEADERS if options.rocm else _CUDA_HEADERS
+    cuda_headers = extra_cuda_headers(options.rocm, options.run.release)
     return {
         "extra_cuda_headers": cuda_headers if key in CUDA_DISPATCH_KEYS else "",
         "external_backend_headers": "",

@@ -14,7 +14,8 @@ for `Meta` and `CompositeExplicitAutogradNonFunctional`, the kernel's
   from the ones asked for, computes into a proxy (`maybe_create_proxy`) that
   the wrapper copies back at the end.
 Keys with devices (CUDA, MPS, XPU, CompositeExplicitAutogradNonFunctional)
-also keep a device guard set from the first output; a group with
+also keep a device guard set from the first output (before torch 2.11, ROCm
+builds guard CUDA with HIP's guard masquerading as CUDA's: `ROCM_CUDA_GUARD`); a group with
 `structured_inherits` calls the parent's `set_output_raw_strided` after.
 Before torch 2.13 both functions also take the outputs' `DimnameList names`,
 and give a named output its names (`OUTPUT_NAME_PROPAGATION`).
@@ -48,7 +49,7 @@ from opgen.api.types import (
 )
 from opgen.cached import cached
 from opgen.frozen import frozen
-from opgen.releases import NEWEST, OUTPUT_NAME_PROPAGATION, Release
+from opgen.releases import NEWEST, OUTPUT_NAME_PROPAGATION, ROCM_CUDA_GUARD, Release
 from opgen.spec.backend import BackendIndex
 from opgen.spec.groups import NativeFunctionsGroup
 from opgen.spec.keys import DispatchKey, SchemaKind
@@ -67,6 +68,7 @@ _GUARD_FIELDS = {
     K.XPU: "c10::OptionalDeviceGuard guard_;",
     K.MTIA: "c10::OptionalDeviceGuard guard_;",
 }
+_MASQUERADING_GUARD = "c10::hip::OptionalHIPGuardMasqueradingAsCUDA guard_;"
 # Keys whose set_output functions set the guard to the outputs' device.
 _GUARDED_OUTPUT_KEYS = frozenset({K.CUDA, K.MPS, K.XPU, K.CompositeExplicitAutogradNonFunctional})
 # Keys that may allocate functional outputs (they have a `create_out`).
@@ -132,8 +134,10 @@ class StructuredWrappers:
     signatures: SignatureSet
     # torch 2.15 on: the stubs that wrappers call before impl() (`native_aot`).
     native_aot: NativeAotStubs = field(default_factory=NativeAotStubs)
-    # The release whose set_output functions are written (`OUTPUT_NAME_PROPAGATION`).
+    # The release whose set_output functions (`OUTPUT_NAME_PROPAGATION`) and guards
+    # (`ROCM_CUDA_GUARD`) are written.
     release: Release = NEWEST
+    rocm: bool = False  # --rocm
     _calls: dict[tuple[NativeFunction, bool], _Calls] = field(default_factory=dict)
     _set_outputs: dict[tuple[DispatchKey, SchemaKind, bool], tuple[str, ...]] = field(
         default_factory=dict
@@ -226,10 +230,16 @@ class StructuredWrappers:
             "    }",
             f"    std::array<{output_type}, {returns}> outputs_;",
             _indented(proxy_field),
-            _indented(_GUARD_FIELDS.get(index.dispatch_key, "")),
+            _indented(self._guard_field(index.dispatch_key)),
             "};",
         )
         return "\n".join(line for line in lines if line)
+
+    def _guard_field(self, key: DispatchKey) -> str:
+        """The device guard member of `key`'s classes ("" for none)."""
+        if key is K.CUDA and self.rocm and not self.release.has(ROCM_CUDA_GUARD):
+            return _MASQUERADING_GUARD
+        return _GUARD_FIELDS.get(key, "")
 
     def _set_output_functions(self, key: DispatchKey, k: SchemaKind, parent: str | None) -> str:
         """`set_output_strided` and `set_output_raw_strided`, indented for the class body."""

@@ -10,7 +10,8 @@ a value and a batch dimension, calls the batch rule and re-wraps its results.
 Which operators get one:
 - no returns: plumbing that returns nothing;
 - otherwise every return must be tensor-like (except a few attention
-  operators that also return SymInts), and `inplace_view` operators are left out;
+  operators that also return SymInts; the quantized flash attention from torch
+  2.11, `VMAP_QUANTIZED_FLASH_ATTENTION`), and `inplace_view` operators are left out;
 - inplace operators: only when the first argument is the one mutated one and
   every return is a `Tensor` or `Tensor[]`; the plumbing returns that argument;
 - functional operators: results re-wrapped with `makeBatched`
@@ -22,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from opgen.api.dispatcher import DispatcherSignature
+from opgen.releases import VMAP_QUANTIZED_FLASH_ATTENTION, Release
 from opgen.spec.arguments import Argument, Return
 from opgen.spec.keys import SchemaKind
 from opgen.spec.native import NativeFunction
@@ -31,12 +33,18 @@ from opgen.targets.aten.run import AtenRun
 
 # Operators whose plumbing is generated although they also return non-tensors.
 _RETURNS_SYMINT = frozenset(
-    {
-        "_scaled_dot_product_flash_attention",
-        "_scaled_dot_product_cudnn_attention",
-        "_scaled_dot_product_flash_attention_quantized",
-    }
+    {"_scaled_dot_product_flash_attention", "_scaled_dot_product_cudnn_attention"}
 )
+_QUANTIZED_FLASH_ATTENTION = "_scaled_dot_product_flash_attention_quantized"
+
+
+def returns_symint(release: Release) -> frozenset[str]:
+    """The operators (unambiguous names) whose plumbing is generated although they
+    also return non-tensors."""
+    if release.has(VMAP_QUANTIZED_FLASH_ATTENTION):
+        return _RETURNS_SYMINT | {_QUANTIZED_FLASH_ATTENTION}
+    return _RETURNS_SYMINT
+
 
 _LEVEL = "cur_level"
 
@@ -153,8 +161,10 @@ def _inplace_plumbing(sig: DispatcherSignature, func: FunctionSchema) -> str | N
     )
 
 
-def vmap_plumbing(f: NativeFunction, sig: DispatcherSignature) -> str | None:
-    """The plumbing of `f`, or None where it gets none."""
+def vmap_plumbing(
+    f: NativeFunction, sig: DispatcherSignature, symint_returns: frozenset[str] = _RETURNS_SYMINT
+) -> str | None:
+    """The plumbing of `f`, or None where it gets none; `symint_returns`: `returns_symint`."""
     func = f.func
     if not any(a.type.is_tensor_like() for a in func.arguments.flat_all):
         return None
@@ -162,7 +172,7 @@ def vmap_plumbing(f: NativeFunction, sig: DispatcherSignature) -> str | None:
         return _plumbing(sig, func, "gen_vmap_plumbing_no_returns", lambda a: f"  batch_rule({a});")
     if (
         not all(r.type.is_tensor_like() for r in func.returns)
-        and func.name.unambiguous_name() not in _RETURNS_SYMINT
+        and func.name.unambiguous_name() not in symint_returns
     ):
         return None
     if "inplace_view" in f.tags:
@@ -182,8 +192,9 @@ def vmap_plumbing(f: NativeFunction, sig: DispatcherSignature) -> str | None:
 
 def _header(run: AtenRun) -> str:
     bodies = []
+    symint_returns = returns_symint(run.options.run.release)
     for f in run.spec.functions:
-        text = vmap_plumbing(f, run.signatures.of(f).dispatcher)
+        text = vmap_plumbing(f, run.signatures.of(f).dispatcher, symint_returns)
         if text is not None:
             bodies.append(text)
     body = "\n".join(bodies)

@@ -59,7 +59,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def backend_options(args: argparse.Namespace) -> BackendOptions:
     """The flags `opgen backend` and `opgen lazy` share, as options."""
-    release = choose_release(args.torch_version, [args.source_path, args.source_yaml])
+    # Without --source-path the spec is the installed torchgen's, whose release its
+    # wheel's files say, which is quicker than asking the installed distributions.
+    source = args.source_path
+    if source is None and args.torch_version is None:
+        from opgen.installed_torchgen import packaged_aten
+
+        found = packaged_aten()
+        source = None if found is None else str(found)
+    release = choose_release(args.torch_version, [source, args.source_yaml])
     return BackendOptions(
         source_yaml=args.source_yaml,
         run=RunOptions(

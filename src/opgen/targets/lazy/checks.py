@@ -10,8 +10,6 @@
 
 from __future__ import annotations
 
-import difflib
-
 from opgen.api.lazy import LAZY_IR_PROPERTIES
 from opgen.diagnostics import Diagnostic, SpecError
 from opgen.spec.external_backend import ExternalBackend
@@ -27,6 +25,8 @@ def check_properties(backend: ExternalBackend) -> None:
     for node in backend.non_native:
         for name, at in zip(node.properties, node.property_locations, strict=True):
             if name not in LAZY_IR_PROPERTIES:
+                import difflib  # only for a bad spec
+
                 close = difflib.get_close_matches(name, sorted(LAZY_IR_PROPERTIES), n=1)
                 hint = f"did you mean '{close[0]}'? " if close else ""
                 known = ", ".join(sorted(LAZY_IR_PROPERTIES))

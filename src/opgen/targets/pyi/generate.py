@@ -25,7 +25,7 @@ from opgen.targets.pyi.docs import FUNCTION_PREFIX, TENSOR_PREFIX, load_docstrin
 from opgen.targets.pyi.hints import SpecStubs, spec_stubs
 from opgen.targets.pyi.options import PYI_GENERATOR, PyiOptions
 from opgen.targets.pyi.stubs import Definition, Stub, add_all, render_imports, sorted_stubs
-from opgen.targets.pyi.tensor_methods import TENSOR_METHODS, tensor_operators
+from opgen.targets.pyi.tensor_methods import tensor_methods, tensor_operators
 from opgen.template import Template
 
 TEMPLATES = os.path.join(os.path.dirname(__file__), "templates")
@@ -60,7 +60,7 @@ def stub_files(stubs: SpecStubs, docstrings: Mapping[str, str], out: str) -> Out
     outputs.add_template(VARIABLE_FUNCTIONS, functions, template="variable_functions.pyi.in")
     outputs.add_template(VF, functions, template="variable_functions.pyi.in")
     outputs.add_template(RETURN_TYPES, _return_types(stubs), template="return_types.pyi.in")
-    outputs.add_template(NN, _nn(), template="nn.pyi.in")
+    outputs.add_template(NN, _nn(stubs.hints), template="nn.pyi.in")
     outputs.add_template(
         TENSOR_BASE, _tensor_base(stubs, docstrings), template="tensor_base.pyi.fragment.in"
     )
@@ -69,7 +69,7 @@ def stub_files(stubs: SpecStubs, docstrings: Mapping[str, str], out: str) -> Out
 
 def _torch_functions(stubs: SpecStubs, docstrings: Mapping[str, str]) -> dict[str, object]:
     by_name: dict[str, list[Stub]] = {}
-    add_all(by_name, ((d.name, d.stub()) for d in torch_functions.TORCH_FUNCTIONS))
+    add_all(by_name, ((d.name, d.stub()) for d in torch_functions.declarations(stubs.hints)))
     _extend(by_name, stubs.functions)
     declared = {name for name, declarations in by_name.items() if declarations}
     return {
@@ -81,7 +81,7 @@ def _torch_functions(stubs: SpecStubs, docstrings: Mapping[str, str]) -> dict[st
 
 def _tensor_base(stubs: SpecStubs, docstrings: Mapping[str, str]) -> dict[str, object]:
     by_name: dict[str, list[Stub]] = {}
-    add_all(by_name, ((key, d.stub()) for key, d in TENSOR_METHODS))
+    add_all(by_name, ((key, d.stub()) for key, d in tensor_methods(stubs.hints)))
     _extend(by_name, stubs.methods)
     add_all(by_name, ((key, d.stub()) for key, d in tensor_operators(stubs.hints)))
     return {"definitions": sorted_stubs(by_name, docstrings, TENSOR_PREFIX)}
@@ -98,10 +98,11 @@ def _return_types(stubs: SpecStubs) -> dict[str, object]:
     }
 
 
-def _nn() -> dict[str, object]:
+def _nn(hints: pyi.Hints) -> dict[str, object]:
+    sections = nn_functions.sections(hints)
     return {
         "imports": render_imports(nn_functions.IMPORTS),
-        "sections": "\n\n".join(_section(s.comment, s.definitions) for s in nn_functions.SECTIONS),
+        "sections": "\n\n".join(_section(s.comment, s.definitions) for s in sections),
     }
 
 

@@ -4,12 +4,14 @@ Unlike `torch._C._VariableFunctions`, PyTorch declares `torch._C._nn` by hand:
 its stubs describe how `torch.nn.functional` calls the bindings (a reduction
 is a string there, for one) rather than what the schemas say, and cover
 functions bound outside the generated bindings. These are those
-declarations, as data, in sections; the first is sorted by name. Checked
-against the stubs of torch 2.13.
+declarations, as data, in sections (`sections`, a little different in some
+releases); the first is sorted by name. Checked against the stubs of torch 2.10
+to 2.15.
 """
 
 from __future__ import annotations
 
+from opgen.api import pyi
 from opgen.frozen import frozen
 from opgen.targets.pyi.stubs import Definition, Import
 
@@ -194,8 +196,10 @@ _INTERPOLATING = (
     "_upsample_lanczos2d_aa",
     "upsample_bicubic2d",
 )
+_LANCZOS = "_upsample_lanczos2d_aa"
 
-SECTIONS: tuple[Section, ...] = (
+# The sections before the last, which every release's stubs share.
+_SECTIONS: tuple[Section, ...] = (
     Section(
         "Bound by the generated python_nn_functions.cpp",
         tuple(sorted(_BOUND, key=lambda d: d.name)),
@@ -232,7 +236,18 @@ SECTIONS: tuple[Section, ...] = (
             ),
         ),
     ),
-    Section(
+)
+
+
+def sections(hints: pyi.Hints) -> tuple[Section, ...]:
+    """Every section of a release's `_nn.pyi`."""
+    return (*_SECTIONS, _interpolate(hints))
+
+
+def _interpolate(hints: pyi.Hints) -> Section:
+    """What `torch.nn.functional.interpolate` calls (Lanczos since torch 2.12)."""
+    interpolating = [n for n in _INTERPOLATING if hints.lanczos_interpolation or n != _LANCZOS]
+    return Section(
         "What torch.nn.functional.interpolate calls",
         (
             *(
@@ -242,7 +257,7 @@ SECTIONS: tuple[Section, ...] = (
             ),
             *(
                 _nn(name, _INPUT, *_SIZES, "align_corners: bool", *_SCALES)
-                for name in _INTERPOLATING
+                for name in interpolating
             ),
             _nn("flatten_dense_tensors", "tensors: list[Tensor]"),
             _nn(
@@ -252,8 +267,8 @@ SECTIONS: tuple[Section, ...] = (
                 returns="list[Tensor]",
             ),
         ),
-    ),
-)
+    )
+
 
 IMPORTS: tuple[tuple[Import, ...], ...] = (
     (Import("collections.abc", ("Sequence",)), Import("typing", ("Literal", "overload"))),

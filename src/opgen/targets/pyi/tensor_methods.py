@@ -6,11 +6,11 @@ than their schemas say (`add` takes a Python number). PyTorch's stubs declare
 them by hand; these are those declarations, as data, checked against the
 stubs of torch 2.13. Upstream lists them in `tools/pyi/gen_pyi.py`.
 
-`TENSOR_METHODS` come before a name's declarations derived from the spec,
-`tensor_operators` (the Python operator methods) after them. The key of a
-method is the name its docstring and its place in the sorted class body go
-by; it differs from the method's name once (`storage` declares
-`untyped_storage`).
+`tensor_methods` (`TENSOR_METHODS`, and what only some releases declare) come
+before a name's declarations derived from the spec, `tensor_operators` (the
+Python operator methods) after them. The key of a method is the name its
+docstring and its place in the sorted class body go by; it differs from the
+method's name once (`storage` declares `untyped_storage`).
 """
 
 from __future__ import annotations
@@ -232,6 +232,15 @@ TENSOR_METHODS: tuple[tuple[str, Definition | Attribute], ...] = (
     *_binary("sub", f"Tensor | Number | _complex | {_SYMBOLIC}", *_ALPHA),
     *((name, _method(name, (), "Tensor")) for name in _CONVERSIONS),
 )
+
+
+def tensor_methods(hints: pyi.Hints) -> tuple[tuple[str, Definition | Attribute], ...]:
+    """The hand-written methods of a release's stubs: TENSOR_METHODS, and `has_names` while
+    tensors had named dimensions."""
+    if not hints.has_names:
+        return TENSOR_METHODS
+    return (*TENSOR_METHODS, ("has_names", _method("has_names", (), "_bool")))
+
 
 # The Python operator methods, by the type of the other operand. In-place
 # operators that Python knows (`__iadd__`, not `__idiv__`) return Tensor where

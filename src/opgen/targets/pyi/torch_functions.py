@@ -62,9 +62,22 @@ def _binary(name: str, operand: str, *keywords: str) -> Definition:
     return Definition(name, parameters, "Tensor")
 
 
+def _asarray(requires_grad: str) -> Definition:
+    parameters = (
+        "obj: Any",
+        "*",
+        "dtype: _dtype | None = None",
+        "device: DeviceLikeType | None = None",
+        "copy: _bool | None = None",
+        requires_grad,
+    )
+    return _function("asarray", parameters, "Tensor")
+
+
 _SCALAR = "Tensor | Number"
 _COMPLEX = "Tensor | Number | _complex"
 
+# The declarations every release's stubs share (see `declarations`).
 TORCH_FUNCTIONS: tuple[Definition, ...] = (
     _compressed_sparse("csr", "crow", "col"),
     _compressed_sparse("csc", "ccol", "row"),
@@ -72,18 +85,6 @@ TORCH_FUNCTIONS: tuple[Definition, ...] = (
     _compressed_sparse("bsc", "ccol", "row"),
     _function("set_flush_denormal", ("mode: _bool",), "_bool"),
     _function("get_default_dtype", (), "_dtype"),
-    _function(
-        "asarray",
-        (
-            "obj: Any",
-            "*",
-            "dtype: _dtype | None = None",
-            "device: DeviceLikeType | None = None",
-            "copy: _bool | None = None",
-            "requires_grad: _bool | None = None",
-        ),
-        "Tensor",
-    ),
     _function("from_numpy", ("ndarray",), "Tensor"),
     _function(
         "frombuffer",
@@ -256,6 +257,14 @@ TORCH_FUNCTIONS: tuple[Definition, ...] = (
     _binary("add", _COMPLEX, "alpha: Number | _complex | None = 1"),
     _binary("sub", _COMPLEX, "alpha: Number | _complex | None = 1"),
 )
+
+
+def declarations(hints: pyi.Hints) -> tuple[Definition, ...]:
+    """The hand-written declarations of a release's stubs: TORCH_FUNCTIONS and `asarray`,
+    whose `requires_grad` differs between releases (a name's place here does not matter:
+    the stubs sort names)."""
+    return (*TORCH_FUNCTIONS, _asarray(hints.asarray_requires_grad))
+
 
 # Names whose spec-derived declarations the stubs leave out (deprecated
 # signatures excepted): the names above whose bindings parse more than their

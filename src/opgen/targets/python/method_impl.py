@@ -127,7 +127,7 @@ static PyObject * {pycname(name)}(PyObject* self_, PyObject* args)
 {{
 {chr(10).join(header)}
 {check}
-{_dispatch_case(groups[0], typenames, signatures, "  ")}
+{_dispatch_case(groups[0], typenames, signatures, "  ", release)}
   END_HANDLE_TH_ERRORS
 }}
 
@@ -140,10 +140,10 @@ static PyObject * {pycname(name)}(PyObject* self_, PyObject* args, PyObject* kwa
 {_parser(texted, overloads, method=method)}
 {check}"""
     if len(groups) == 1:
-        dispatch = _dispatch_case(groups[0], typenames, signatures, "  ")
+        dispatch = _dispatch_case(groups[0], typenames, signatures, "  ", release)
         return f"{head}\n{dispatch}\n  Py_RETURN_NONE;\n  END_HANDLE_TH_ERRORS\n}}\n\n"
     cases = "\n".join(
-        f"    case {i}: {{\n{_dispatch_case(g, typenames, signatures, '      ')}\n    }}"
+        f"    case {i}: {{\n{_dispatch_case(g, typenames, signatures, '      ', release)}\n    }}"
         for i, g in enumerate(groups)
     )
     # (Upstream's template for several overloads starts with a stray backslash line.)
@@ -237,15 +237,19 @@ def _fieldnames(f: NativeFunction) -> list[str]:
 
 
 def _dispatch_case(
-    group: PythonSignatureGroup, typenames: dict[str, str], signatures: SignatureSet, indent: str
+    group: PythonSignatureGroup,
+    typenames: dict[str, str],
+    signatures: SignatureSet,
+    indent: str,
+    release: Release,
 ) -> str:
     """The dispatch of one parsed signature, indented: its function, or a choice by `out`."""
     ps = group.signature
     outputs = _parser_outputs(ps, group.base)
-    call = _single_dispatch(ps, group.base, outputs, typenames, signatures)
+    call = _single_dispatch(ps, group.base, outputs, typenames, signatures, release)
     if group.outplace is None:
         return indented(indent, call)
-    call_out = _single_dispatch(ps, group.outplace, outputs, typenames, signatures)
+    call_out = _single_dispatch(ps, group.outplace, outputs, typenames, signatures, release)
     inner = indent + "  "
     return f"""\
 {indent}if (_r.isNone({ps.output_idx()})) {{
@@ -274,10 +278,11 @@ def _single_dispatch(
     outputs: dict[str, PythonArgParserOutputExpr],
     typenames: dict[str, str],
     signatures: SignatureSet,
+    release: Release,
 ) -> str:
     """The call of one function: the lambda, and the statement returning its result."""
     try:
-        call = dispatch_call(ps, f, outputs, signatures.of(f))
+        call = dispatch_call(ps, f, outputs, signatures.of(f), release)
     except ValueError as e:
         raise _unbindable(f, e) from None
     if isinstance(ps, PythonSignatureDeprecated):
