@@ -11,8 +11,9 @@ real-size run on every torch release without a copy of torch_xla's file:
   in the shape-inference header) and whose arguments its IR can hold;
 - `supported` takes other functional operators.
 
-Operators are taken evenly across the spec, in spec order, so every run of a
-release picks the same ones.
+As in torch_xla's YAML, an operator family (`add`, `add.Scalar`, `add.Tensor`)
+is listed with all its overloads that qualify. Families are taken evenly across
+the spec, in spec order, so every run of a release picks the same ones.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from opgen.releases import NEWEST, Release
 from opgen.spec import LoadOptions, load_spec
 from opgen.spec.keys import SchemaKind
 from opgen.spec.native import NativeFunction
+from opgen.spec.partial import family
 
 FULL_CODEGEN = 95
 IR_GEN = 10
@@ -43,9 +45,9 @@ def write_backend_yaml(
     shapes = set(re.findall(r"compute_shape_(\w+)\(", header.read_text()))
     functional = [f for f in spec.functions if _candidate(f)]
     inferable = [f for f in functional if _inferable(f, shapes)]
-    lazy = _evenly(inferable, FULL_CODEGEN + IR_GEN)
+    lazy = _by_family(inferable, FULL_CODEGEN + IR_GEN)
     taken = {f.func.name for f in lazy}
-    rest = _evenly([f for f in functional if f.func.name not in taken], SUPPORTED)
+    rest = _by_family([f for f in functional if f.func.name not in taken], SUPPORTED)
     lines = ["backend: XLA", "cpp_namespace: torch_xla", "full_codegen:"]
     lines += [f"  - {f.func.name}" for f in lazy[:FULL_CODEGEN]]
     lines += ["ir_gen:", *(f"  - {f.func.name}" for f in lazy[FULL_CODEGEN:])]
@@ -72,7 +74,17 @@ def _inferable(f: NativeFunction, shapes: set[str]) -> bool:
     return f.structured_delegate is not None or str(f.func.name.name) in shapes
 
 
-def _evenly(functions: Sequence[NativeFunction], count: int) -> list[NativeFunction]:
-    if len(functions) <= count:
-        return list(functions)
-    return [functions[i * len(functions) // count] for i in range(count)]
+def _by_family(functions: Sequence[NativeFunction], count: int) -> list[NativeFunction]:
+    """`count` of `functions`: whole families, taken evenly across the spec."""
+    families: dict[str, list[NativeFunction]] = {}
+    for f in functions:
+        families.setdefault(family(str(f.func.name)), []).append(f)
+    groups = list(families.values())
+    stride = max(1.0, len(functions) / count)  # in functions, as families hold them
+    chosen: list[NativeFunction] = []
+    seen = 0.0
+    for group in groups:
+        if seen >= len(chosen) * stride:
+            chosen.extend(group[: count - len(chosen)])
+        seen += len(group)
+    return chosen

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,13 +25,11 @@ def torchgen_aten_tree(
 ) -> Callable[[str], Tree]:
     """`tree(config)`: torchgen's tree for a configuration of CONFIGS, run once a session
     for all the ATen suites."""
-    found: dict[str, Tree] = {}
 
+    @functools.cache
     def tree(config: str) -> Tree:
-        if config not in found:
-            root = tmp_path_factory.mktemp(f"aten-{config}") / "torchgen"
-            found[config] = torchgen_tree(CONFIGS[config], torchgen_aten_dir, root)
-        return found[config]
+        root = tmp_path_factory.mktemp(f"aten-{config}") / "torchgen"
+        return torchgen_tree(CONFIGS[config], torchgen_aten_dir, root)
 
     return tree
 
@@ -42,14 +41,12 @@ def aten_trees(
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Callable[[str], tuple[Tree, Tree]]:
     """`trees(config)`: (torchgen's tree, opgen's tree) for a configuration of CONFIGS."""
-    found: dict[str, tuple[Tree, Tree]] = {}
 
+    @functools.cache
     def trees(config: str) -> tuple[Tree, Tree]:
-        if config not in found:
-            root = tmp_path_factory.mktemp(f"aten-{config}-opgen")
-            ours = opgen_tree(CONFIGS[config], torchgen_aten_dir, root)
-            found[config] = (torchgen_aten_tree(config), ours)
-        return found[config]
+        root = tmp_path_factory.mktemp(f"aten-{config}-opgen")
+        ours = opgen_tree(CONFIGS[config], torchgen_aten_dir, root)
+        return torchgen_aten_tree(config), ours
 
     return trees
 
@@ -69,13 +66,11 @@ def torchgen_autograd_trees(
     autograd_inputs: AutogradInputs, tmp_path_factory: pytest.TempPathFactory
 ) -> Callable[[str], Tree]:
     """`trees(config)`: torchgen's autograd tree for a configuration of autograd_trees.CONFIGS."""
-    found: dict[str, Tree] = {}
 
+    @functools.cache
     def trees(config: str) -> Tree:
-        if config not in found:
-            root = tmp_path_factory.mktemp(f"autograd-{config}") / "torchgen"
-            found[config] = torchgen_autograd_tree(AUTOGRAD_CONFIGS[config], autograd_inputs, root)
-        return found[config]
+        root = tmp_path_factory.mktemp(f"autograd-{config}") / "torchgen"
+        return torchgen_autograd_tree(AUTOGRAD_CONFIGS[config], autograd_inputs, root)
 
     return trees
 
