@@ -161,30 +161,12 @@ def test_2_13_declares_xpu_structs_torch_xpu_api(tmp_path: Path) -> None:
 
 def test_2_15_declares_kernels_with_their_device_macro(tmp_path: Path) -> None:
     # thing_kernel: at the CUDA copy's place, as the CPU copy declares it.
-    assert native_functions(start(tmp_path, "2.15")) == textwrap.dedent(
-        """\
-        namespace at {
-        namespace native {
-        TORCH_API at::Tensor count_nonzero_cuda(const at::Tensor & self);
-        TORCH_API at::Tensor masked_fill__quantized_cuda(const at::Tensor & self);
-        TORCH_API at::Tensor log_sigmoid_backward_cuda(const at::Tensor & self);
-        TORCH_API at::Tensor log_sigmoid_backward_cuda_out(const at::Tensor & self);
-        TORCH_API at::Tensor NestedTensor_softmax_dropout_cuda(const at::Tensor & self);
-        TORCH_API at::Tensor triton_multi_head_attention(const at::Tensor & self);
-        TORCH_API at::Tensor _index_put_impl_quantized_cuda_(const at::Tensor & self);
-        TORCH_API at::Tensor thing_kernel(const at::Tensor & self);
-        TORCH_API at::Tensor other_cpu(const at::Tensor & self);
-        TORCH_CUDA_CPP_API at::Tensor both_kernel(const at::Tensor & self);
-        struct TORCH_API structured_grow_out : public at::meta::structured_grow {
-        void impl(const at::Tensor & self, const at::Tensor & out);
-        };
-        struct TORCH_XPU_API structured_grow_out_xpu : public at::meta::structured_grow {
-        void impl(const at::Tensor & self, const at::Tensor & out);
-        };
-        } // namespace native
-        } // namespace at
-        """
+    expected = NATIVE_FUNCTIONS_2_14.replace(
+        "TORCH_API at::Tensor both_kernel", "TORCH_CUDA_CPP_API at::Tensor both_kernel"
+    ).replace(
+        "struct TORCH_API structured_grow_out_xpu", "struct TORCH_XPU_API structured_grow_out_xpu"
     )
+    assert native_functions(start(tmp_path, "2.15")) == expected
 
 
 def test_2_15_cuda_only_kernels(tmp_path: Path) -> None:

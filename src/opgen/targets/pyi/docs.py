@@ -103,13 +103,13 @@ def clean_docstring(text: str) -> str:
     return inspect.cleandoc(text).strip()
 
 
-def _is_dir_of_torch(node: ast.expr) -> bool:
-    """`dir(torch)`: what torch holds at run time, which the stubs never document."""
+def _is_call_on_torch(node: ast.expr, function: str, arity: int) -> bool:
+    """`function(torch, ...)` with `arity` arguments, such as `dir(torch)`."""
     return (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name)
-        and node.func.id == "dir"
-        and len(node.args) == 1
+        and node.func.id == function
+        and len(node.args) == arity
         and isinstance(node.args[0], ast.Name)
         and node.args[0].id == "torch"
     )
@@ -163,7 +163,7 @@ class _DocsModule:
         elif isinstance(node, ast.For):
             self._loop(node)
         elif isinstance(node, ast.If):
-            if not self._is_hasattr_torch(node.test) or node.orelse:
+            if not _is_call_on_torch(node.test, "hasattr", 2) or node.orelse:
                 raise self._error(node, "this condition")
             for statement in node.body:
                 self._execute(statement)
@@ -211,7 +211,8 @@ class _DocsModule:
     def _loop(self, node: ast.For) -> None:
         if not isinstance(node.target, ast.Name) or node.orelse:
             raise self._error(node, "this loop")
-        if _is_dir_of_torch(node.iter):
+        # `dir(torch)`: what torch holds at run time, which the stubs never document.
+        if _is_call_on_torch(node.iter, "dir", 1):
             return  # documents objects found at import (torch 2.15's _foreach_ aliases)
         items = self._evaluate(node.iter)
         if not isinstance(items, tuple):
@@ -220,16 +221,6 @@ class _DocsModule:
             self.namespace[node.target.id] = item
             for statement in node.body:
                 self._execute(statement)
-
-    def _is_hasattr_torch(self, test: ast.expr) -> bool:
-        return (
-            isinstance(test, ast.Call)
-            and isinstance(test.func, ast.Name)
-            and test.func.id == "hasattr"
-            and len(test.args) == 2
-            and isinstance(test.args[0], ast.Name)
-            and test.args[0].id == "torch"
-        )
 
     def _is_torch_attribute(self, node: ast.expr) -> bool:
         while isinstance(node, ast.Attribute):
