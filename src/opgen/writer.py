@@ -9,6 +9,17 @@ first one is renamed into place, so a failing target leaves the outputs as they
 were. With `jobs` > 1 the rendering is spread over forked workers (`opgen.forked`).
 `write_if_changed` writes one file so, such as a dependency list.
 
+Several runs may write into one tree at once, each its own files or the same
+bytes (Ninja starts `opgen aten --generate headers` and `--generate sources`
+together on a clean build); the tree ends as the runs would leave it one after
+another. When a run moves a new directory into place and finds that another run
+got there first, it merges its files in instead (`_move_directory`).
+Temporary names carry the pid of the run that owns them, the process that
+renames them into place: `.{name}.{owner}-{worker}-{count}.tmp` for files,
+`.{name}.{owner}-{count}.tmp` for directories. A run first removes, wherever it
+will write, those whose owner is no longer alive (`_remove_stale`): a run killed
+half-way leaves no trace once the next one is done.
+
 Deliberate differences from torchgen's FileManager: writes are atomic; "unchanged"
 compares bytes (torchgen compares text read with universal newlines); files always
 get LF line ends.
@@ -17,15 +28,17 @@ get LF line ends.
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import itertools
 import os
+import re
 import stat
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from opgen.frozen import frozen
-from opgen.output import OutputEntry, OutputError, OutputSet
+from opgen.output import OutputEntry, OutputError, OutputSet, path_order
 
 
 @frozen
@@ -66,27 +79,34 @@ def write_files(
     # Paths are plain strings from here on: a run writes thousands of files, and
     # pathlib's parsing, hashing and comparing cost more than the writes themselves.
     targets: dict[str, OutputEntry] = {}
+    layout: dict[str, set[str]] = {}  # each root -> the directories written under it
     for output_set in sets:
         root = os.path.normpath(output_set.root)
+        directories = layout.setdefault(root, set())
+        if make_roots:
+            directories.add(root)
         for rel, entry in output_set.entries():
             file = os.path.join(root, rel)
             if file in targets:
                 raise OutputError(f"{file} is written by two output sets")
             targets[file] = entry
-    files = sorted(targets, key=_path_order)
-    roots = [os.path.normpath(s.root) for s in sets] if make_roots else []
+            directories.add(os.path.dirname(file))
+    files = sorted(targets, key=path_order)
     if dry_run:
-        for root in roots:
-            os.makedirs(root, exist_ok=True)
+        if make_roots:
+            for root in layout:
+                os.makedirs(root, exist_ok=True)
         return WriteReport(tuple(files), ())
-    trees = _NewTrees.make([*roots, *{os.path.dirname(file) for file in files}])
+    owner = os.getpid()  # the process that renames; workers name their files after it too
+    _remove_stale(_leftover_places(layout), owner)
+    trees = _NewTrees.make(itertools.chain.from_iterable(layout.values()), owner)
     try:
         if jobs <= 1:  # in this process, in the units' order; _stage_files cleans up on failure
             order = [file for unit in _units(files, targets, len(files) + 1) for file in unit]
-            staged = _stage_files(order, targets, trees)
+            staged = _stage_files(order, targets, trees, owner)
         else:
-            staged = _stage_in_parallel(files, targets, jobs, trees)
-        staged.sort(key=lambda pair: _path_order(pair[1]))
+            staged = _stage_in_parallel(files, targets, jobs, trees, owner)
+        staged.sort(key=lambda pair: path_order(pair[1]))
         try:
             for temp, file in staged:
                 os.replace(temp, file)
@@ -102,26 +122,22 @@ def write_files(
     return WriteReport(tuple(files), changed)
 
 
-def _path_order(file: str) -> list[str]:
-    """A key that sorts joined, normalised paths as `pathlib.Path`s sort (`a/z.h` < `a-c.h`)."""
-    parts = file.split(os.sep)
-    if not parts[0]:  # an absolute path: pathlib's first part is the root
-        parts[0] = os.sep
-    return parts
-
-
 def _remove(file: str) -> None:
     with contextlib.suppress(FileNotFoundError):
         os.unlink(file)
 
 
 def _stage_in_parallel(
-    files: Sequence[str], targets: Mapping[str, OutputEntry], jobs: int, trees: _NewTrees
+    files: Sequence[str],
+    targets: Mapping[str, OutputEntry],
+    jobs: int,
+    trees: _NewTrees,
+    owner: int,
 ) -> list[tuple[str, str]]:
     from opgen.forked import MAX_TASKS, ForkedFailure, run_forked
 
     units = _units(files, targets, MAX_TASKS)
-    tasks = [functools.partial(_stage_files, unit, targets, trees) for unit in units]
+    tasks = [functools.partial(_stage_files, unit, targets, trees, owner) for unit in units]
     try:
         return [pair for unit in run_forked(tasks, jobs) for pair in unit]
     except ForkedFailure as failure:
@@ -171,17 +187,24 @@ class _NewTrees:
     or renaming each one; the directory itself is renamed into place at the
     end. A clean build writes every file this way, thousands of renames fewer,
     and a killed run leaves only a hidden temporary directory, never a
-    half-written file under an output's name.
+    half-written file under an output's name; the next run removes it
+    (`_remove_stale`: it is named `.{name}.{owner}-{count}.tmp` after the run).
+
+    Another run may create the same directory meanwhile (Ninja runs several
+    opgen commands into one fresh tree at once): then the rename fails and the
+    new tree is merged into the existing one (`_move_directory`), as if the two
+    runs had written one after the other.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, owner: int) -> None:
+        self._owner = owner  # the pid the temporary names carry
         self._temporaries: dict[str, str] = {}  # new top directory -> its temporary name
         self._built: dict[str, str] = {}  # each new directory -> where it is being built
 
     @classmethod
-    def make(cls, directories: Iterable[str]) -> _NewTrees:
+    def make(cls, directories: Iterable[str], owner: int) -> _NewTrees:
         """Start building each of `directories` that is missing, and its missing parents."""
-        trees = cls()
+        trees = cls(owner)
         try:
             for directory in sorted(set(directories)):  # `_missing` puts parents first
                 for missing in _missing(directory):
@@ -198,8 +221,8 @@ class _NewTrees:
             self._built[directory] = os.path.join(self._built[parent], name)
             os.mkdir(self._built[directory])
             return
-        for count in itertools.count(1):  # a name left by an earlier, killed run is skipped
-            temporary = os.path.join(parent, f".{name}.{os.getpid()}-{count}.tmp")
+        for count in itertools.count(1):  # a name left by an earlier run with our pid is skipped
+            temporary = os.path.join(parent, f".{name}.{self._owner}-{count}.tmp")
             try:
                 os.mkdir(temporary)
             except FileExistsError:
@@ -215,8 +238,9 @@ class _NewTrees:
         return os.path.dirname(file) in self._built
 
     def move_into_place(self) -> None:
-        for directory in sorted(self._temporaries, key=_path_order):
-            os.rename(self._temporaries.pop(directory), directory)
+        for directory in sorted(self._temporaries, key=path_order):
+            _move_directory(self._temporaries[directory], directory)
+            del self._temporaries[directory]  # only once moved: `discard` removes what is left
 
     def discard(self) -> None:
         import shutil  # only after a failure
@@ -224,6 +248,130 @@ class _NewTrees:
         for temporary in self._temporaries.values():
             shutil.rmtree(temporary, ignore_errors=True)
         self._temporaries.clear()
+
+
+def _move_directory(temporary: str, directory: str) -> None:
+    """Rename the tree built at `temporary` to `directory`, or merge it into `directory`
+    if another run created that meanwhile.
+
+    The merge moves each file in (`_move_file`) and each subdirectory the same way,
+    then removes the emptied temporary. Linux's rename replaces an empty directory,
+    which is as good: what this run built holds everything that did. Any other
+    failure (a file where the directory should be, permissions) is raised.
+    """
+    try:
+        os.rename(temporary, directory)
+        return
+    except OSError as error:
+        if error.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+            raise
+    with os.scandir(temporary) as scan:  # listed first: moving entries out changes it
+        entries = [(entry.name, entry.is_dir(follow_symlinks=False)) for entry in scan]
+    for name, is_dir in entries:
+        move = _move_directory if is_dir else _move_file
+        move(os.path.join(temporary, name), os.path.join(directory, name))
+    os.rmdir(temporary)
+
+
+def _move_file(temporary: str, file: str) -> None:
+    """Replace `file` with `temporary`, or drop `temporary` if `file` already holds its
+    bytes (another run wrote the same): an unchanged file keeps its mtime."""
+    try:
+        with open(file, "rb") as existing, open(temporary, "rb") as new:
+            same = os.fstat(existing.fileno()).st_size == os.fstat(new.fileno()).st_size and (
+                existing.read() == new.read()
+            )
+    except OSError:
+        same = False  # missing (or a directory: then os.replace raises)
+    if same:
+        os.unlink(temporary)
+    else:
+        os.replace(temporary, file)
+
+
+# A temporary name of this module: `.{name}.{owner}-{worker}-{count}.tmp` for a file,
+# `.{name}.{owner}-{count}.tmp` for a directory; the group is the owner's pid.
+_TEMPORARY_NAME = re.compile(r"\..+\.([0-9]+)-(?:[0-9]+-)?[0-9]+\.tmp")
+
+
+def _leftover_places(layout: Mapping[str, Iterable[str]]) -> set[str]:
+    """The directories where a killed run may have left temporaries this run would meet.
+
+    `layout` maps each root to the directories written under it. A killed run
+    leaves temporary files in directories it wrote into, and temporary trees
+    beside the directories it created (a new root's in the root's parent). So:
+    each existing directory from each written one up to its root's parent, or, if
+    that is missing, up to the first existing directory above it.
+    """
+    places: set[str] = set()
+    exists: dict[str, bool] = {}
+    for root, directories in layout.items():
+        top = os.path.dirname(root)
+        for directory in directories:
+            reached = False
+            while True:
+                reached = reached or directory == top
+                if directory not in exists:
+                    exists[directory] = os.path.isdir(directory or os.curdir)
+                if exists[directory]:
+                    places.add(directory or os.curdir)
+                    if reached:
+                        break
+                parent = os.path.dirname(directory)
+                if parent == directory:
+                    break
+                directory = parent
+    return places
+
+
+def _remove_stale(places: Iterable[str], owner: int) -> None:
+    """Remove the temporaries in `places` whose owner is no longer alive.
+
+    One scan per directory, nothing per output file. Removal is best effort and
+    races with other runs doing the same, so failures are ignored: a leftover is
+    only a hidden file. `owner`'s own names are never stale.
+    """
+    alive = {owner: True}
+    for place in places:
+        try:
+            with os.scandir(place) as scan:
+                entries = [
+                    (entry.name, entry.is_dir(follow_symlinks=False))
+                    for entry in scan
+                    if entry.name[0] == "." and entry.name.endswith(".tmp")
+                ]
+        except OSError:
+            continue
+        for name, is_dir in entries:
+            match = _TEMPORARY_NAME.fullmatch(name)
+            if match is None:
+                continue
+            pid = int(match[1])
+            if pid not in alive:
+                alive[pid] = _is_alive(pid)
+            if alive[pid]:
+                continue
+            path = os.path.join(place, name)
+            if is_dir:
+                import shutil  # only for a leftover
+
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+
+
+def _is_alive(pid: int) -> bool:
+    """Whether process `pid` exists; True when that cannot be told."""
+    if os.name != "posix":  # os.kill would end the process, not probe it
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (OSError, OverflowError):  # PermissionError: alive, another user's
+        return True
+    return True
 
 
 def _missing(directory: str) -> list[str]:
@@ -236,18 +384,24 @@ def _missing(directory: str) -> list[str]:
 
 
 def _stage_files(
-    unit: Sequence[str], targets: Mapping[str, OutputEntry], trees: _NewTrees
+    unit: Sequence[str], targets: Mapping[str, OutputEntry], trees: _NewTrees, owner: int
 ) -> list[tuple[str, str]]:
     """(temporary file, target) for each changed file of `unit`; all or none staged.
 
     Files in new directories (`trees`) are written where those are built, not staged.
+    `owner` is the process that renames the staged files into place: their names
+    carry its pid, and a forked worker whose owner was killed stops writing (the
+    next run may be removing what it wrote).
     """
     staged: list[tuple[str, str]] = []
-    temporaries = _TemporaryNames()
+    temporaries = _TemporaryNames(owner)
+    forked = os.getpid() != owner
     try:
         for file in unit:
             directory, name = os.path.split(file)
             text = targets[file].render()
+            if forked and os.getppid() != owner:
+                raise OutputError(f"the run that started this worker (pid {owner}) has ended")
             building = trees.where(directory)
             if building is not None:
                 _write_new(os.path.join(building, name), text.encode("utf-8"))
@@ -270,7 +424,7 @@ def _discard(staged: Iterable[tuple[str, str]]) -> None:
 def write_if_changed(file: Path, text: str) -> bool:
     """Atomically replace `file` with `text` (UTF-8) unless it already holds it."""
     os.makedirs(os.path.dirname(file) or ".", exist_ok=True)
-    temp = _stage_if_changed(os.fspath(file), text, _TemporaryNames())
+    temp = _stage_if_changed(os.fspath(file), text, _TemporaryNames(os.getpid()))
     if temp is None:
         return False
     try:
@@ -282,11 +436,12 @@ def write_if_changed(file: Path, text: str) -> bool:
 
 
 class _TemporaryNames:
-    """Names for temporary files beside their targets: unique per process, and per
-    file within it (`_create_temp` skips one an earlier, killed run left)."""
+    """Names for temporary files beside their targets, `.{name}.{owner}-{worker}-{count}.tmp`:
+    unique per process, and per file within it (`_create_temp` skips one an earlier
+    run with the same pids left). `owner` is the process that renames them into place."""
 
-    def __init__(self) -> None:
-        self.prefix = f"{os.getpid()}-"
+    def __init__(self, owner: int) -> None:
+        self.prefix = f"{owner}-{os.getpid()}-"
         self.count = 0
 
     def next(self, name: str) -> str:

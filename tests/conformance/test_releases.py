@@ -5,8 +5,9 @@ For each release of `releases.VERSIONS`, its own wheel's torchgen runs as the or
 and opgen runs on the same inputs with `--torch-version`: `aten` (the default tree,
 AOTInductor shims included, and per-operator headers with the backends of
 `aten_trees.CONFIGS`), `autograd`, `python`, `annotated-fn-args`, `backend`, `lazy`
-(the TorchScript backend) and `pyi` (def-equal to the stubs that release's wheel
-ships). The installed release is left to the other test modules, which go deeper.
+(the TorchScript backend), `generate-code` (against generate_code.py's calls) and
+`pyi` (def-equal to the stubs that release's wheel ships). The installed release is
+left to the other test modules, which go deeper.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import importlib.util
 import io
 import json
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -24,6 +26,8 @@ from opgen.cli import main
 from opgen.releases import NAMED_DIMENSIONS, NEWEST, parse_release
 
 from .aten_trees import CONFIGS, DATA, Tree, layout_flags, oracle_tree, read_tree
+from .pytorch_checkout import ORACLE as GENERATE_CODE_ORACLE
+from .pytorch_checkout import checkout
 from .releases import VERSIONS, release_root
 from .test_aten_tree import first_difference
 from .test_pyi_stubs import (
@@ -168,6 +172,34 @@ def test_lazy(release: Release, monkeypatch: pytest.MonkeyPatch) -> None:
     finally:
         (root / "torch").unlink()
     assert ours.files == theirs.files, first_difference(theirs, ours)
+
+
+@by_release
+def test_generate_code(release: Release, monkeypatch: pytest.MonkeyPatch) -> None:
+    """generate_code.py's calls, the TorchScript lazy backend included, in a checkout
+    made of the release's packaged inputs (`pytorch_checkout`)."""
+    flags = ["--gen-dir", "out", "--gen-lazy-ts-backend", "--per-operator-headers"]
+    trees = {}
+    for side in ("torchgen", "opgen"):
+        root = release.scratch / side / "generate-code"
+        checkout(root, release.packaged)
+        native = root / "aten" / "src" / "ATen" / "native"
+        inputs = [
+            *("--native-functions-path", str(native / "native_functions.yaml")),
+            *("--tags-path", str(native / "tags.yaml"), "--autograd-dir", release.autograd_dir),
+        ]
+        if side == "torchgen":
+            command = [sys.executable, str(GENERATE_CODE_ORACLE), *inputs, *flags]
+            subprocess.run(command, check=True, cwd=root, env=release.env, capture_output=True)
+        else:
+            monkeypatch.chdir(root)
+            arguments = ["generate-code", "--torch-version", release.version, *inputs, *flags]
+            assert main(arguments) == 0
+        trees[side] = read_tree(root / "out")
+    assert len(trees["opgen"].files) > 50
+    assert trees["opgen"].files == trees["torchgen"].files, first_difference(
+        trees["torchgen"], trees["opgen"]
+    )
 
 
 @pytest.fixture(scope="module")

@@ -287,12 +287,21 @@ def test_one_shard_without_shard_id_renders_once_for_everything_and_its_shard() 
 
 
 def test_everything_is_written_but_not_listed() -> None:
-    assert [p.as_posix() for p in sharded().listed()] == [
+    assert sharded().listed() == [
         "out/Register_0.cpp",
         "out/Register_1.cpp",
         "out/Register_2.cpp",
         "out/Register_3.cpp",
     ]
+
+
+@pytest.mark.parametrize("root", [".", "out", "/abs/out", "/"])
+def test_listed_files_sort_as_paths_do(root: str) -> None:
+    out = OutputSet(root)
+    for name in ("ops/z.h", "ops-c.h", "ops/a_b.h", "ops.h", "a/b/c.h", "B.h", "ops/a.h"):
+        out.add(name, "")
+    out.add("unlisted.h", "", listed=False)
+    assert out.listed() == [p.as_posix() for p in sorted(Path(root) / p for p in out.paths()[:-1])]
 
 
 def test_undeclared_sharded_key_is_an_error_when_rendered() -> None:

@@ -92,10 +92,10 @@ class OperatorSelection:
         return OperatorSelection(include_all_operators=True)
 
     @staticmethod
-    def from_allowlist(names: Iterable[str]) -> OperatorSelection:
-        """Every overload of each name, as root operators, none for training."""
+    def from_allowlist(names: Iterable[str], *, for_training: bool = False) -> OperatorSelection:
+        """Every overload of each name, as root operators, for training or not."""
         operators = {
-            name: SelectedOperator(name, is_root_operator=True, is_used_for_training=False)
+            name: SelectedOperator(name, is_root_operator=True, is_used_for_training=for_training)
             for name in sorted(set(names))
         }
         return OperatorSelection(

@@ -14,6 +14,8 @@ python                 `opgen python`: torchgen's gen_autograd_python (the Pytho
 pyi                    `opgen pyi`: the .pyi stubs torch ships for its generated bindings
 backend                `opgen backend`: torchgen's gen_backend_stubs
 lazy                   `opgen lazy`: torchgen's gen_lazy_tensor
+generate_code          `opgen generate-code`: PyTorch's generate_code.py, the four above that it
+                       runs (and the ViewMeta bindings) from one load of the spec
 torch_library          `opgen torch-library`: a PyTorch custom-op library
 mlx                    `opgen mlx`: an MLX extension module
 

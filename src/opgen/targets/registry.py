@@ -27,6 +27,7 @@ BUILTIN_TARGETS: dict[str, str] = {
     "pyi": "opgen.targets.pyi.command:TARGET",
     "backend": "opgen.targets.backend.command:TARGET",
     "lazy": "opgen.targets.lazy.command:TARGET",
+    "generate-code": "opgen.targets.generate_code.command:TARGET",
     "torch-library": "opgen.targets.torch_library.command:TARGET",
     "mlx": "opgen.targets.mlx.command:TARGET",
 }

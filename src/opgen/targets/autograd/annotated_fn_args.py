@@ -88,11 +88,15 @@ def annotated_lines(spec: Spec, release: Release) -> list[str]:
 
 
 def annotated_fn_args_outputs(
-    spec: Spec, out: str, autograd_dir: str, release: Release
+    spec: Spec,
+    out: str,
+    autograd_dir: str,
+    release: Release,
+    generator: str = ANNOTATED_FN_ARGS_GENERATOR,
 ) -> OutputSet:
     """`annotated_fn_args.py` under `out`, from the template in `autograd_dir`/templates."""
     templates = TemplateDir(os.path.join(autograd_dir, "templates"), Template.from_file)
-    outputs = OutputSet(out, templates, generator=ANNOTATED_FN_ARGS_GENERATOR)
+    outputs = OutputSet(out, templates, generator=generator)
 
     def env() -> dict[str, object]:
         return {"annotated_args": ["    " + line for line in annotated_lines(spec, release)]}

@@ -32,7 +32,12 @@ EMITTERS: tuple[tuple[bool, Emitter], ...] = (
 def generate(options: AutogradOptions) -> Generated:
     """The files the options describe; raises SpecError for bad input."""
     run = AutogradRun.start(options)
-    for autograd_proper, emit in EMITTERS:
-        if not (autograd_proper and options.disable_autograd):
-            emit(run)
+    emit_all(run)
     return generated(run.outputs, run)
+
+
+def emit_all(run: AutogradRun) -> None:
+    """Every family the run's options ask for, into `run.outputs`."""
+    for autograd_proper, emit in EMITTERS:
+        if not (autograd_proper and run.options.disable_autograd):
+            emit(run)

@@ -61,7 +61,9 @@ class AutogradRun:
         selected.sort(key=lambda f: cpp.name(f.func))
         fns = tuple(match(selected, derivatives))  # type: ignore[operator]
         templates = TemplateDir(options.template_dir, Template.from_file)
-        outputs = OutputSet(options.out, templates, generator=AUTOGRAD_GENERATOR)
+        outputs = OutputSet(
+            options.out, templates, generator=options.generator or AUTOGRAD_GENERATOR
+        )
         return AutogradRun(
             options,
             spec,

@@ -10,8 +10,12 @@ the header must declare on a line of its own.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from opgen.diagnostics import SpecError
+from opgen.spec.external_backend import ExternalBackend
 from opgen.spec.groups import NativeFunctionsGroup
+from opgen.spec.model import Spec
 from opgen.spec.native import NativeFunction
 from opgen.targets.backend.generate import load_inputs, output_set
 from opgen.targets.contract import Generated
@@ -22,6 +26,21 @@ GENERATOR = "torchgen/gen_lazy_tensor.py"
 
 def generate(options: LazyBackendOptions) -> Generated:
     """The backend's files and its IR; raises SpecError for bad input."""
+    aten, spec, backend = load_inputs(options.backend)
+    return generate_from(options, aten, spec, backend)
+
+
+def generate_from(
+    options: LazyBackendOptions,
+    aten: Path,
+    spec: Spec,
+    backend: ExternalBackend,
+    *,
+    generator: str = GENERATOR,
+) -> Generated:
+    """`generate` over inputs already read: the ATen directory (templates), the spec,
+    and the backend YAML read against it; `generator` is the script the generated
+    comments name."""
     from opgen.api.signatures import SignatureSet
     from opgen.targets.backend.files import (
         BackendRun,
@@ -34,7 +53,6 @@ def generate(options: LazyBackendOptions) -> Generated:
     from opgen.targets.lazy.files import add_lazy_files, lazy_texts
 
     lazy = options.lazy
-    aten, spec, backend = load_inputs(options.backend)
     key = backend.backend_key
     if key is None:
         raise SpecError(
@@ -52,7 +70,7 @@ def generate(options: LazyBackendOptions) -> Generated:
     texts = lazy_texts(run, lazy, options.run.release)
     check_shape_inference_header(run, lazy)
     output_dir = options.run.output_dir
-    files = output_set(output_dir, aten, GENERATOR)
+    files = output_set(output_dir, aten, generator)
     add_native_functions_header(files, run, backend_name=lazy.backend_name)
     style = RegistrationStyle(
         output_dir,

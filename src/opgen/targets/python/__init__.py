@@ -17,4 +17,6 @@ bindings          python_torch_functions, python_variable_methods, python_<modul
 method_impl       one binding's C++: the function that parses a call and dispatches it
 return_types      python_return_types.h/.cpp: the structseq classes of named returns
 enum_tag          python_enum_tag.cpp: tags.yaml as the Python enum `torch.Tag`
+view_meta_bindings  ViewMetaClassesPythonBinding.cpp (`--view-meta-bindings`): the Python
+                  classes of functionalization's ViewMeta specializations
 """

@@ -1,7 +1,9 @@
 """`opgen python`: torchgen's `gen_autograd_python`, which upstream calls from Python only.
 
 The four positional arguments are those of `opgen autograd` (and of upstream's
-function); the options are opgen's own.
+function); the options are opgen's own. `--view-meta-bindings DIR` also writes
+`ViewMetaClassesPythonBinding.cpp` into DIR, as PyTorch's `generate_code.py` does
+with torchgen's `gen_functionalization_view_meta_classes`.
 """
 
 from __future__ import annotations
@@ -21,11 +23,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_input_arguments(
         parser, autograd_dir="the directory of derivatives.yaml, deprecated.yaml and templates/"
     )
+    parser.add_argument(
+        "--view-meta-bindings",
+        "--view_meta_bindings",
+        metavar="DIR",
+        help="also write ViewMetaClassesPythonBinding.cpp (the ViewMeta classes' Python "
+        "bindings) into DIR, from the templates/ of the ATen directory the spec is in",
+    )
     add_write_arguments(parser)
 
 
 def options_from(args: argparse.Namespace) -> PythonOptions:
-    return PythonOptions(**option_fields(args))
+    return PythonOptions(**option_fields(args), view_meta_bindings=args.view_meta_bindings)
 
 
 TARGET = LazyTarget(

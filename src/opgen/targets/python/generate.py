@@ -25,9 +25,29 @@ EMITTERS: tuple[Emitter, ...] = (
 )
 
 
+def emit_all(run: PythonRun) -> None:
+    """Every family, into `run.outputs`."""
+    for emit in EMITTERS:
+        emit(run)
+
+
 def generate(options: PythonOptions) -> Generated:
     """The files the options describe; raises SpecError for bad input."""
     run = PythonRun.start(options)
-    for emit in EMITTERS:
-        emit(run)
-    return generated(run.outputs, run)
+    emit_all(run)
+    if options.view_meta_bindings is None:
+        return generated(run.outputs, run)
+    from opgen.spec.selection import OperatorSelection
+    from opgen.targets.python.view_meta_bindings import aten_templates_beside, view_meta_bindings
+
+    bindings = view_meta_bindings(
+        run.spec,
+        OperatorSelection.everything(),
+        options.view_meta_bindings,
+        aten_templates_beside(options.native_yaml),
+    )
+    return Generated(
+        (run.outputs, bindings),
+        dependency_lists=(("", run.outputs), ("view_meta_", bindings)),
+        model=run,
+    )

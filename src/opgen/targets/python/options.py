@@ -12,4 +12,7 @@ PYTHON_GENERATOR = "torchgen/packaged/autograd/gen_autograd.py"
 
 @frozen
 class PythonOptions(AutogradDirOptions):
-    """`opgen python` takes only the shared inputs and write options."""
+    """`opgen python` takes the shared inputs and write options, and where to write the
+    ViewMeta classes' bindings, if anywhere."""
+
+    view_meta_bindings: str | None = None

@@ -42,7 +42,7 @@ class PythonRun:
     @staticmethod
     def of(options: PythonOptions, spec: Spec, derivatives: DerivativeInfos) -> PythonRun:
         templates = TemplateDir(options.template_dir, Template.from_file)
-        outputs = OutputSet(options.out, templates, generator=PYTHON_GENERATOR)
+        outputs = OutputSet(options.out, templates, generator=options.generator or PYTHON_GENERATOR)
         return PythonRun(
             options,
             spec,
