@@ -12,6 +12,7 @@ autograd            what derivatives.yaml means for each function (the autograd 
 python_bindings     which functions torch binds in Python, and how a binding is assembled
 api                 the calling conventions (C++, dispatcher, native, Python, ...), pure functions
 spec                the spec language: YAML readers with locations, schemas, the whole model
+pte                 reading ExecuTorch programs (.pte): their operators and kernel calls
 
 and the small pieces everything uses:
 

@@ -22,7 +22,8 @@ from opgen.frozen import frozen
 
 @frozen
 class Location:
-    """A 1-based position in a source file; `col` and `length` are optional."""
+    """A 1-based position in a source file; `col` and `length` are optional. Line 0
+    stands for the whole file (a binary one, say), shown as its path alone."""
 
     file: str
     line: int
@@ -30,6 +31,8 @@ class Location:
     length: int = 1
 
     def __str__(self) -> str:
+        if self.line == 0:
+            return self.file
         if self.col is None:
             return f"{self.file}:{self.line}"
         return f"{self.file}:{self.line}:{self.col}"
@@ -104,10 +107,11 @@ def render(diagnostic: Diagnostic, sources: Mapping[str, Sequence[str]]) -> str:
 
 
 def write_diagnostics(diagnostics: Iterable[Diagnostic], err: TextIO) -> None:
-    """Write each diagnostic rendered with its source line, reading each file once."""
+    """Write each diagnostic rendered with its source line, reading each file once (a
+    whole-file location reads nothing: it may be a model of gigabytes)."""
     sources: dict[str, list[str]] = {}
     for d in diagnostics:
-        if d.location is not None and d.location.file not in sources:
+        if d.location is not None and d.location.line > 0 and d.location.file not in sources:
             sources[d.location.file] = _read_for_display(d.location.file).splitlines()
         err.write(render(d, sources) + "\n")
 

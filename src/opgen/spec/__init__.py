@@ -25,6 +25,7 @@ Other files read against a spec, and other dialects of the language:
 derivatives       derivatives.yaml, in the custom-op library and PyTorch dialects
 deprecated        deprecated.yaml: old Python argument orders
 external_backend  an out-of-tree backend's YAML
+executorch        ExecuTorch's kernel YAMLs (`op:`/`func:` entries, kernel keys)
 selection         operator selection for selective builds
 library           the custom-op library dialect (`opgen torch-library`)
 mlx               MLX extension specs, in two dialects

@@ -10,7 +10,7 @@ returns is immutable and fully validated: emitters trust it.
 from __future__ import annotations
 
 import keyword
-from collections.abc import Mapping, Set
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import field
 from types import MappingProxyType
 
@@ -243,6 +243,21 @@ def _check_across_entries(functions: list[NativeFunction], only_names: bool = Fa
         if errors:
             raise SpecError.of(_limited(errors))
         return
+    errors.extend(rules_between_entries(functions, by_name, by_base))
+    if errors:
+        raise SpecError.of(_limited(errors))
+
+
+def rules_between_entries(
+    functions: Sequence[NativeFunction],
+    by_name: Mapping[OperatorName, NativeFunction],
+    by_base: Mapping[BaseOperatorName, Sequence[NativeFunction]],
+) -> list[Diagnostic]:
+    """The rules that relate entries, but for unique names: a structured delegate is a
+    structured operator, no argument is named like a Python keyword, and an inplace
+    view is named as one and has an out-of-place view (torchgen's
+    `error_check_native_functions`). Also checked for ExecuTorch's kernel YAMLs."""
+    errors: list[Diagnostic] = []
     # Argument lists are shared between functions (see `opgen.spec.arguments`): check
     # each once.
     keyword_named: dict[int, list[Argument]] = {}
@@ -252,8 +267,7 @@ def _check_across_entries(functions: list[NativeFunction], only_names: bool = Fa
         errors.extend(_check_keyword_arguments(f, keyword_named))
         if "inplace_view" in f.tags:
             errors.extend(_check_inplace_view(f, by_base))
-    if errors:
-        raise SpecError.of(_limited(errors))
+    return errors
 
 
 def _check_delegate(
@@ -300,7 +314,7 @@ def _check_keyword_arguments(
 
 
 def _check_inplace_view(
-    f: NativeFunction, by_base: Mapping[BaseOperatorName, list[NativeFunction]]
+    f: NativeFunction, by_base: Mapping[BaseOperatorName, Sequence[NativeFunction]]
 ) -> list[Diagnostic]:
     name = f.func.name
     if "inplace_view" not in f.tags or str(name) in INPLACE_VIEW_EXCEPTIONS:

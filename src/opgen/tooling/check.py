@@ -2,12 +2,12 @@
 
 Besides the spec itself, it checks what other commands would read with it: PyTorch's
 derivatives.yaml (`--derivatives`, as `opgen autograd` reads it), deprecated.yaml
-(`--deprecated`), an out-of-tree backend's YAML (`--backend`), a custom-op library
-spec (`--library`, with every check of `opgen torch-library`) or an MLX extension
-spec (`--mlx`). Each prints a one-line summary; errors are located diagnostics. A
-PyTorch spec is read by the rules of the torch release `--torch-version` names, or
-of the tree it lives in, as the drop-in commands choose it
-(`opgen.targets.torch_version`).
+(`--deprecated`), an out-of-tree backend's YAML (`--backend`), an ExecuTorch kernel
+YAML (`--executorch`), a custom-op library spec (`--library`, with every check of
+`opgen torch-library`) or an MLX extension spec (`--mlx`). Each prints a one-line
+summary; errors are located diagnostics. A PyTorch spec is read by the rules of the
+torch release `--torch-version` names, or of the tree it lives in, as the drop-in
+commands choose it (`opgen.targets.torch_version`).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import argparse
 from typing import TextIO
 
 from opgen.diagnostics import write_diagnostics
+from opgen.releases import Release
 from opgen.spec import Spec
 from opgen.targets.torch_version import add_torch_version_argument
 from opgen.tooling.spec_files import (
@@ -56,6 +57,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "read it) against the spec",
     )
     parser.add_argument(
+        "--executorch",
+        metavar="ET_YAML",
+        help="also check an ExecuTorch kernel YAML (`op:` and `func:` entries, `kernels:`) "
+        "against the spec, as ExecuTorch's codegen reads it",
+    )
+    parser.add_argument(
+        "--aten-yaml-path",
+        metavar="NATIVE_YAML",
+        help="the spec, under the name ExecuTorch's codegen gives it (NATIVE_YAML)",
+    )
+    parser.add_argument(
         "--mlx",
         metavar="MLX_SPEC",
         help="check an MLX extension spec (either dialect) and its derivatives.yaml, as "
@@ -68,6 +80,11 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return _check_mlx(args, out, err)
     if args.library:
         return _check_library(args, out, err)
+    if args.aten_yaml_path is not None:
+        if args.native_yaml not in (None, args.aten_yaml_path):
+            err.write("opgen check: error: NATIVE_YAML and --aten-yaml-path name two specs\n")
+            return 2
+        args.native_yaml = args.aten_yaml_path
     release = named_release(args, "check", err)
     if release is None:
         return 2
@@ -76,7 +93,8 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     derivatives = None if args.derivatives is None else _check_derivatives(spec, args)
     deprecated = None if args.deprecated is None else _check_deprecated(spec, args)
     backend = None if args.backend is None else _check_backend(spec, args)
-    if spec.warnings and args.werror:
+    executorch = None if args.executorch is None else _check_executorch(spec, args, release, err)
+    if (spec.warnings or (executorch and executorch[1])) and args.werror:
         return 1
     derived = len(spec.functions) - spec.entry_count
     paths = spec_paths(args.native_yaml, args.tags)
@@ -92,7 +110,28 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(f"{args.deprecated}: ok: {deprecated}\n")
     if backend is not None:
         out.write(f"{args.backend}: ok: {backend}\n")
+    if executorch is not None:
+        out.write(f"{args.executorch}: ok: {executorch[0]}\n")
     return 0
+
+
+def _check_executorch(
+    spec: Spec, args: argparse.Namespace, release: Release, err: TextIO
+) -> tuple[str, int]:
+    """Read an ExecuTorch kernel YAML against the spec; a summary and its warnings' count."""
+    from opgen.spec.executorch import ETReadOptions, load_executorch_yaml
+
+    parsed = load_executorch_yaml(args.executorch, spec, ETReadOptions(release=release))
+    args.retain(parsed)
+    write_diagnostics(parsed.warnings, err)
+    functions = parsed.native_functions
+    keys = sum(len(kernels) for kernels in parsed.kernel_index.index.values())
+    summary = (
+        f"{len(functions)} operators ({len(parsed.from_aten)} by 'op:', "
+        f"{len(functions) - len(parsed.from_aten)} by 'func:'), {keys} kernel "
+        + ("key" if keys == 1 else "keys")
+    )
+    return summary, len(parsed.warnings)
 
 
 def _check_backend(spec: Spec, args: argparse.Namespace) -> str:
