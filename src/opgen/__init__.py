@@ -10,7 +10,8 @@ targets             the generators: one package per target, all of one shape (`c
 tooling             commands that generate nothing: check, dump, diff, coverage
 autograd            what derivatives.yaml means for each function (the autograd model)
 python_bindings     which functions torch binds in Python, and how a binding is assembled
-api                 the calling conventions (C++, dispatcher, native, Python, ...), pure functions
+api                 the calling conventions (C++, dispatcher, native, Python, ExecuTorch, ...),
+                    pure functions
 spec                the spec language: YAML readers with locations, schemas, the whole model
 pte                 reading ExecuTorch programs (.pte): their operators and kernel calls
 

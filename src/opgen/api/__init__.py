@@ -18,6 +18,8 @@ python             the Python convention: how `torch.add(...)` is parsed and typ
 pyi                type hints for the Python bindings' stubs
 lazy               the lazy-tensor IR convention (LazyIrSchema, LazyArgument)
 nanobind           the nanobind convention of MLX extensions
+executorch         ExecuTorch's C++ convention: its types, kernels taking the runtime context
+executorch_unboxing  ExecuTorch's boxed convention: arguments taken off the runtime's EValue stack
 
 What the conventions are used for lives above them: the autograd model in
 `opgen.autograd`, the Python-binding policy in `opgen.python_bindings`.

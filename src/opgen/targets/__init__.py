@@ -18,6 +18,7 @@ generate_code          `opgen generate-code`: PyTorch's generate_code.py, the fo
                        runs (and the ViewMeta bindings) from one load of the spec
 torch_library          `opgen torch-library`: a PyTorch custom-op library
 mlx                    `opgen mlx`: an MLX extension module
+executorch             `opgen executorch`: ExecuTorch's codegen.gen (kernel registrations, headers)
 executorch_oplist      `opgen executorch-oplist` and `executorch-op-variants`: ExecuTorch's
                        gen_oplist and gen_selected_op_variants (operator selection)
 

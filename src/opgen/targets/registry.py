@@ -28,6 +28,7 @@ BUILTIN_TARGETS: dict[str, str] = {
     "backend": "opgen.targets.backend.command:TARGET",
     "lazy": "opgen.targets.lazy.command:TARGET",
     "generate-code": "opgen.targets.generate_code.command:TARGET",
+    "executorch": "opgen.targets.executorch.command:TARGET",
     "executorch-oplist": "opgen.targets.executorch_oplist.command:TARGET",
     "executorch-op-variants": "opgen.targets.executorch_oplist.variants_command:TARGET",
     "torch-library": "opgen.targets.torch_library.command:TARGET",

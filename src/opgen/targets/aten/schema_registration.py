@@ -10,7 +10,8 @@ Rules (torchgen.gen's RegisterSchema and get_native_function_schema_registration
   `--force_schema_registration` (then every function is);
 - the schema is a C++ string literal; a function with tags passes
   `tags_<i>`, a `std::vector<at::Tag>` declared on the first use of that
-  exact (sorted) tag set; the counter runs across namespaces;
+  exact (sorted) tag set in its namespace's block (each block declares its own,
+  counting from 0);
 - `--skip_dispatcher_op_registration` empties both template slots.
 """
 
@@ -56,11 +57,10 @@ def schema_registrations(
     by_namespace: dict[str, list[NativeFunction]] = {}
     for f in functions:
         by_namespace.setdefault(f.namespace, []).append(f)
-    known_tags: dict[str, int] = {}
     aten: list[str] = []
     blocks = ""
     for namespace, members in by_namespace.items():
-        statements = _registrations(members, selection, known_tags)
+        statements = _registrations(members, selection, {})
         if namespace == "aten":
             aten = statements
             continue
