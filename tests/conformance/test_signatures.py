@@ -47,10 +47,12 @@ def test_every_function(key: str, both: tuple[list[Any], list[Any]]) -> None:
 
 
 def test_the_oracle_exercises_every_form(both: tuple[list[Any], list[Any]]) -> None:
-    """The comparison is not vacuous: the spec has each kind of declaration."""
+    """The comparison is not vacuous: torch's spec has each kind of declaration (the
+    example, a few dozen operators, has not)."""
     _, theirs = both
-    if len(theirs) < 1000:
-        pytest.skip("only torch's spec has every form")
+    if len(theirs) < 1000:  # the example: it has some of each convention's forms
+        assert {len(r["cpp"]) for r in theirs} >= {1, 2}
+        return
     # 1: plain; 2: plus faithful, or plus SymInt; 4: both pairs.
     assert {len(r["cpp"]) for r in theirs} == {1, 2, 4}
     assert any(r["cpp_method"] for r in theirs)

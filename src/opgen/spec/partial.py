@@ -10,6 +10,10 @@ share a group with them: the same base name (`add`, `add_`, `add.out`,
 kernels only relate entries within such a set, so the model of the entries
 read is the model the whole spec gives for them.
 
+Where only some operators' schemas are needed (an ExecuTorch kernel YAML names
+the ATen operators whose schemas it takes), `written_schemas` takes them from
+the `func:` lines of their entries alone, without reading any entry.
+
 The other entries become blank lines, so that lines and columns stay those
 of the file. An entry is the text from a line starting with `- ` to the next;
 one whose name cannot be read from its first line is kept.
@@ -53,3 +57,28 @@ def _kept(entry: str, wanted: set[str], head: str) -> str:
     if match is None or family(match.group(1)) in wanted:
         return head + entry
     return "\n" * (entry.count("\n") + head.count("\n"))
+
+
+# An entry's first line holding its whole schema as a plain scalar, and the line after
+# it, which must start another key (or end the entry) for the schema to be whole.
+_PLAIN_FUNC = re.compile(
+    r"func:[ \t]+(?:(\w+)::)?(([A-Za-z_]\w*(?:\.\w+)?)\([^#\n]*\S)[ \t]*(?:#[^\n]*)?$"
+)
+_NEXT_KEY = re.compile(r"[ \t]*(?:[A-Za-z_]\w*:|#|$)")
+
+
+def written_schemas(text: str, names: Iterable[str]) -> dict[str, tuple[str, str]]:
+    """(namespace, schema text) of each of `names` (`add.out`) whose entry writes its
+    schema plainly on its `func:` line; the others (derived by `autogen:`, or written
+    otherwise) are missing."""
+    wanted = set(names)
+    found: dict[str, tuple[str, str]] = {}
+    for chunk in text.split("\n- "):
+        first, _, rest = chunk.removeprefix("- ").partition("\n")
+        match = _PLAIN_FUNC.match(first)
+        if match is None or match.group(3) not in wanted:
+            continue
+        if not _NEXT_KEY.match(rest.partition("\n")[0]):
+            continue  # the value may go on below: leave it to the reader
+        found[match.group(3)] = (match.group(1) or "aten", match.group(2))
+    return found

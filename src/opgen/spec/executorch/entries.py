@@ -16,7 +16,6 @@ or variants (a random operator such as `rand.out` must be tagged
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator, Mapping
 
 from opgen.diagnostics import Diagnostic, SpecError
@@ -79,6 +78,8 @@ def native_entry(
 def _unknown_keys(entry: YamlMap) -> Iterator[Diagnostic]:
     for key in entry:
         if key not in ENTRY_KEYS:
+            import difflib  # only for an error
+
             close = difflib.get_close_matches(str(key), sorted(ENTRY_KEYS), n=1)
             hint = f"; did you mean '{close[0]}'?" if close else ""
             yield Diagnostic(entry.key_location(key), f"unknown key '{key}'{hint}")
@@ -102,6 +103,8 @@ def _schema_of(entry: YamlMap, schemas: Mapping[str, FunctionSchema]) -> str:
     scoped = name if "::" in name else f"aten::{name}"
     func = schemas.get(scoped)
     if func is None:
+        import difflib  # only for an error
+
         close = difflib.get_close_matches(scoped, schemas, n=1)
         hint = f"; did you mean '{close[0].removeprefix('aten::')}'?" if close else ""
         raise SpecError(

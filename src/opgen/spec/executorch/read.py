@@ -20,7 +20,7 @@ the file, up to `MAX_ERRORS`.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from opgen.diagnostics import Diagnostic, SpecError
 from opgen.frozen import frozen
@@ -59,14 +59,19 @@ def load_executorch_yaml(
 
 
 def read_executorch_yaml(
-    doc: YamlDocument, spec: Spec, options: ETReadOptions | None = None
+    doc: YamlDocument,
+    spec: Spec,
+    options: ETReadOptions | None = None,
+    *,
+    schemas: Mapping[str, FunctionSchema] | None = None,
 ) -> ETParsedYaml:
-    """Check a kernel YAML already read against `spec`."""
+    """Check a kernel YAML already read against `spec`; `schemas`, if given, are the
+    ATen operators' schemas by namespaced name (`aten::add.out`) instead of `spec`'s,
+    which then only gives the tags."""
     options = options or ETReadOptions()
     entries = _entries(doc)
-    schemas: dict[str, FunctionSchema] = {
-        f"{f.namespace}::{f.func.name}": f.func for f in spec.functions
-    }
+    if schemas is None:
+        schemas = {f"{f.namespace}::{f.func.name}": f.func for f in spec.functions}
     entry_options = EntryOptions(valid_tags=frozenset(spec.tags), release=options.release)
     functions: list[NativeFunction] = []
     dispatches: list[Dispatch] = []
@@ -112,7 +117,7 @@ def read_executorch_yaml(
 
 def _read(
     entry: YamlMap,
-    schemas: dict[str, FunctionSchema],
+    schemas: Mapping[str, FunctionSchema],
     options: EntryOptions,
     custom_ops: bool,
     errors: list[Diagnostic],

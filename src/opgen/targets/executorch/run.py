@@ -8,9 +8,12 @@ A YAML path that is not given, does not exist or names an empty file stands for 
 file without operators, as upstream reads it (with a warning for a missing file).
 
 Without `--use-aten-lib`, the ATen spec only gives the schemas of `op:` entries, so
-only the entries of those operators' families are read (`LoadOptions.only_operators`);
-should the kernel YAML be wrong, it is read again against the whole spec, so that its
-diagnostics (a misspelt operator's nearest name) are the same either way.
+those are taken from their entries' `func:` lines (`spec.partial.written_schemas`),
+and only operators derived by `autogen:` have their families read
+(`LoadOptions.only_operators`); should that fail, or the kernel YAML be wrong, it is
+read again against the families, then the whole spec, so that its diagnostics (a
+misspelt operator's nearest name) are the same either way. Entries of the ATen spec
+outside those are not checked.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from opgen.cached import cached
 from opgen.diagnostics import Diagnostic, Location, SpecError
 from opgen.frozen import frozen
 from opgen.output import OutputSet, TemplateDir
+from opgen.releases import NAMED_DIMENSIONS
 from opgen.spec.backend import BackendMetadata
 from opgen.spec.executorch import (
     DEFAULT_KERNEL_KEY,
@@ -36,8 +40,10 @@ from opgen.spec.executorch import (
 )
 from opgen.spec.model import LoadOptions, Spec, load_spec
 from opgen.spec.native import NativeFunction
-from opgen.spec.schema import OperatorName
+from opgen.spec.partial import written_schemas
+from opgen.spec.schema import FunctionSchema, OperatorName
 from opgen.spec.selection import OperatorSelection
+from opgen.spec.syntax import SchemaError
 from opgen.spec.tags import read_tags
 from opgen.spec.yaml.load import YamlDocument, YamlList, YamlMap, load_yaml, read_text
 from opgen.targets.executorch.options import GENERATOR, ExecutorchOptions
@@ -175,15 +181,45 @@ def _document(path: str | None, warnings: list[Diagnostic]) -> YamlDocument | No
 def _read_functions_yaml(
     options: ExecutorchOptions, doc: YamlDocument
 ) -> tuple[ETParsedYaml, Spec]:
-    """A functions YAML read against the entries of the ATen spec its `op:` entries name,
-    or against the whole spec after an error; and the spec it was read against."""
+    """A functions YAML read against the schemas of the ATen operators its `op:` entries
+    name; against the entries of their families if those cannot be taken alone, and
+    against the whole spec after an error, so that the diagnostics are the same either
+    way; and the spec it was read against (its tags, at least)."""
     read_options = ETReadOptions(release=options.run.release)
-    spec = _spec(options, frozenset(_operator_names(doc)))
+    names = frozenset(_operator_names(doc))
+    try:
+        spec = _tags_only(options)
+        schemas = _schemas(options, names)
+        return read_executorch_yaml(doc, spec, read_options, schemas=schemas), spec
+    except SpecError:
+        pass
+    spec = _spec(options, names)
     try:
         return read_executorch_yaml(doc, spec, read_options), spec
     except SpecError:
         spec = _spec(options, None)
         return read_executorch_yaml(doc, spec, read_options), spec
+
+
+def _schemas(options: ExecutorchOptions, names: frozenset[str]) -> dict[str, FunctionSchema]:
+    """The schemas of the ATen operators `names`, by namespaced name: from their entries'
+    `func:` lines, and for those no entry writes plainly (derived by `autogen:`), from
+    their families, read whole. A SpecError if a schema does not parse."""
+    assert options.aten_yaml_path is not None
+    written = written_schemas(read_text(options.aten_yaml_path), names)
+    named_dimensions = options.run.release.has(NAMED_DIMENSIONS)
+    schemas: dict[str, FunctionSchema] = {}
+    for namespace, text in written.values():
+        try:
+            schema = FunctionSchema.parse(text, named_dimensions=named_dimensions)
+        except SchemaError as error:
+            raise SpecError(str(error)) from None
+        schemas[f"{namespace}::{schema.name}"] = schema
+    missing = names - written.keys()
+    if missing:
+        for f in _spec(options, missing).functions:
+            schemas.setdefault(f"{f.namespace}::{f.func.name}", f.func)
+    return schemas
 
 
 def _spec(options: ExecutorchOptions, only: frozenset[str] | None) -> Spec:
