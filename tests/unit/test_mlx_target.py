@@ -23,6 +23,7 @@ from opgen.spec.mlx.model import GradFormula, MlxLibrary, MlxOperator
 from opgen.spec.schema import FunctionSchema
 from opgen.targets.mlx import bindings, composite, operators, primitives, stubs
 from opgen.targets.mlx.generate import library_files
+from opgen.targets.mlx.layout import SUM_TO_INPUT
 from opgen.targets.mlx.library import BoundOperator, bind
 
 AT = Location("spec.yaml", 3, 3)
@@ -179,6 +180,9 @@ def test_composite_with_formulas_is_a_custom_vjp() -> None:
             [("a", "grad"), ("b", "multiply(grad, array(alpha), s)")],
         )
     )
+    # Each formula stands behind a `#line` to its place in the spec (at column 1 when, as
+    # here, the location does not span the text as written); the directive back is
+    # numbered when the file is rendered.
     assert composite.definition(op) == textwrap.dedent(
         """\
         mlx::core::array scaled_add(
@@ -193,15 +197,23 @@ def test_composite_with_formulas_is_a_custom_vjp() -> None:
             return {scaled_add_impl(a, b, alpha, s)};
           };
           auto backward = [alpha, s = stream](
-              const std::vector<mlx::core::array>& /* primals */,
+              const std::vector<mlx::core::array>& primals,
               const std::vector<mlx::core::array>& cotangents,
               const std::vector<mlx::core::array>& /* outputs */) -> std::vector<mlx::core::array> {
             using namespace mlx::core;
             const mlx::core::array& grad = cotangents[0];
-            return {
-              grad,
-              multiply(grad, array(alpha), s)
-            };
+            std::vector<mlx::core::array> vjps;
+            vjps.push_back(opgen_sum_to_input(
+        #line 3 "spec.yaml"
+        grad,
+        #line OPGEN_GENERATED_LINE
+                primals[0], "scaled_add: the gradient formula for 'a'", s));
+            vjps.push_back(opgen_sum_to_input(
+        #line 3 "spec.yaml"
+        multiply(grad, array(alpha), s),
+        #line OPGEN_GENERATED_LINE
+                primals[1], "scaled_add: the gradient formula for 'b'", s));
+            return vjps;
           };
           const std::vector<mlx::core::array> inputs{a, b};
           return mlx::core::custom_vjp(forward, backward)(inputs)[0];
@@ -241,10 +253,18 @@ def test_optional_array_and_an_input_without_formula() -> None:
             const mlx::core::array& grad = cotangents[0];
             const std::vector<mlx::core::array> traced = mlx::core::vjp(forward, primals, cotangents).second;
             std::vector<mlx::core::array> vjps;
-            vjps.push_back(matmul(grad, w, s));
+            vjps.push_back(opgen_sum_to_input(
+        #line 3 "spec.yaml"
+        matmul(grad, w, s),
+        #line OPGEN_GENERATED_LINE
+                primals[0], "linear: the gradient formula for 'x'", s));
             vjps.push_back(traced[1]);
             if (has_bias) {
-              vjps.push_back(sum(grad, 0, false, s));
+              vjps.push_back(opgen_sum_to_input(
+        #line 3 "spec.yaml"
+        sum(grad, 0, false, s),
+        #line OPGEN_GENERATED_LINE
+                  primals[2], "linear: the gradient formula for 'bias'", s));
             }
             return vjps;
           };
@@ -276,10 +296,18 @@ def test_list_argument() -> None:
     ) in text
     assert text.endswith(
         "    std::vector<mlx::core::array> vjps;\n"
-        "    for (const mlx::core::array& g : std::vector<array>(ys.size(), grad)) {\n"
-        "      vjps.push_back(g);\n"
+        "    for (const mlx::core::array& g :\n"
+        '#line 3 "spec.yaml"\n'
+        "std::vector<array>(ys.size(), grad)) {\n"
+        "#line OPGEN_GENERATED_LINE\n"
+        "      vjps.push_back(opgen_sum_to_input(g, primals[vjps.size()], "
+        "\"lsum: the gradient formula for 'ys'\", s));\n"
         "    }\n"
-        "    vjps.push_back(grad);\n"
+        "    vjps.push_back(opgen_sum_to_input(\n"
+        '#line 3 "spec.yaml"\n'
+        "grad,\n"
+        "#line OPGEN_GENERATED_LINE\n"
+        "        primals[ys_size], \"lsum: the gradient formula for 'z'\", s));\n"
         "    return vjps;\n"
         "  };\n"
         "  std::vector<mlx::core::array> inputs;\n"
@@ -338,7 +366,7 @@ def test_primitive_class_and_operator() -> None:
           }
 
           std::vector<mlx::core::array> vjp(
-              const std::vector<mlx::core::array>& /* primals */,
+              const std::vector<mlx::core::array>& primals,
               const std::vector<mlx::core::array>& cotangents,
               const std::vector<int>& argnums,
               const std::vector<mlx::core::array>& /* outputs */) override {
@@ -350,7 +378,11 @@ def test_primitive_class_and_operator() -> None:
             vjps.reserve(argnums.size());
             for (const int i : argnums) {
               if (i == 0) {
-                vjps.push_back(multiply(grad, array(alpha), s));
+                vjps.push_back(opgen_sum_to_input(
+        #line 3 "spec.yaml"
+        multiply(grad, array(alpha), s),
+        #line OPGEN_GENERATED_LINE
+                    primals[i], "scale: the gradient formula for 'x'", s));
               } else if (i == 1) {
                 throw std::invalid_argument("scale: no gradient formula for 'y'");
               } else {
@@ -473,9 +505,13 @@ def test_list_input_of_a_primitive_indexes_argnums() -> None:
     assert (
         "      } else if (i >= 1 && i < 1 + ys_size_) {\n"
         "        if (!ys_grads) {\n"
-        "          ys_grads = std::vector<array>(ys.size(), grad);\n"
+        "          ys_grads =\n"
+        '#line 3 "spec.yaml"\n'
+        "std::vector<array>(ys.size(), grad);\n"
+        "#line OPGEN_GENERATED_LINE\n"
         "        }\n"
-        "        vjps.push_back((*ys_grads)[i - 1]);\n"
+        "        vjps.push_back(opgen_sum_to_input((*ys_grads)[i - 1], primals[i], "
+        "\"psum: the gradient formula for 'ys'\", s));\n"
     ) in text
     assert "std::make_shared<PsumPrimitive>(stream, static_cast<int>(ys.size()))" in (
         primitives.operator_definition(op)
@@ -681,3 +717,20 @@ def test_command_reports_spec_errors(tmp_path: Path) -> None:
     assert (status, out) == (1, "")
     assert "spec.yaml:3:" in err and "Scalar" in err
     assert not (tmp_path / "out").exists()
+
+
+def test_the_broadcast_sum_is_written_once_for_every_operator_with_formulas() -> None:
+    ops = bound(
+        operator("twice(Tensor a) -> Tensor", [("a", "multiply(grad, array(2.0f), s)")]),
+        operator("thrice(Tensor a) -> Tensor", [("a", "multiply(grad, array(3.0f), s)")]),
+        operator(
+            "axpy(Tensor x, Tensor y) -> Tensor",
+            [("x", "grad"), ("y", "grad")],
+            dispatch={"cpu": "axpy_cpu"},
+        ),
+    )
+    source = operators.source(ops, "lib", "lib_ops.h", "@generated")
+    assert source.count(SUM_TO_INPUT) == 1
+    assert source.index(SUM_TO_INPUT) < source.index("class AxpyPrimitive")
+    plain = bound(operator("plain(Tensor a) -> Tensor"))
+    assert SUM_TO_INPUT not in operators.source(plain, "lib", "lib_ops.h", "@generated")

@@ -18,6 +18,7 @@ python             the Python convention: how `torch.add(...)` is parsed and typ
 pyi                type hints for the Python bindings' stubs
 lazy               the lazy-tensor IR convention (LazyIrSchema, LazyArgument)
 nanobind           the nanobind convention of MLX extensions
+mlx_python         MLX's Python convention for bound functions: unions, weak scalars, shapes
 executorch         ExecuTorch's C++ convention: its types, kernels taking the runtime context
 executorch_unboxing  ExecuTorch's boxed convention: arguments taken off the runtime's EValue stack
 

@@ -4,10 +4,11 @@ Besides the spec itself, it checks what other commands would read with it: PyTor
 derivatives.yaml (`--derivatives`, as `opgen autograd` reads it), deprecated.yaml
 (`--deprecated`), an out-of-tree backend's YAML (`--backend`), an ExecuTorch kernel
 YAML (`--executorch`), a custom-op library spec (`--library`, with every check of
-`opgen torch-library`) or an MLX extension spec (`--mlx`). Each prints a one-line
-summary; errors are located diagnostics. A PyTorch spec is read by the rules of the
-torch release `--torch-version` names, or of the tree it lives in, as the drop-in
-commands choose it (`opgen.targets.torch_version`).
+`opgen torch-library`) or an MLX extension spec (`--mlx`, with the derivatives file
+`opgen mlx` would read: `--derivatives`, else the one beside it; `--no-derivatives`:
+none). Each prints a one-line summary; errors are located diagnostics. A PyTorch spec
+is read by the rules of the torch release `--torch-version` names, or of the tree it
+lives in, as the drop-in commands choose it (`opgen.targets.torch_version`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ DESCRIPTION = "Load and validate a spec."
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
+    from opgen.targets.mlx import command as mlx_command
     from opgen.targets.torch_library import command as library_command
 
     add_spec_arguments(parser)
@@ -70,14 +72,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--mlx",
         metavar="MLX_SPEC",
-        help="check an MLX extension spec (either dialect) and its derivatives.yaml, as "
-        "`opgen mlx` reads them",
+        help="check an MLX extension spec (either dialect) and its derivatives file, as "
+        "`opgen mlx` reads them (--derivatives; default: derivatives.yaml beside the spec, "
+        "if any)",
+    )
+    parser.add_argument(
+        "--no-derivatives",
+        action="store_true",
+        help="with --mlx: " + mlx_command.NO_DERIVATIVES_HELP,
     )
 
 
 def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if args.mlx is not None:
         return _check_mlx(args, out, err)
+    if args.no_derivatives:
+        err.write("opgen check: error: --no-derivatives is for an MLX spec (--mlx)\n")
+        return 2
     if args.library:
         return _check_library(args, out, err)
     if args.aten_yaml_path is not None:
@@ -186,11 +197,18 @@ def _check_derivatives(spec: Spec, args: argparse.Namespace) -> str:
 
 def _check_mlx(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Read an MLX spec with all its checks; its errors propagate to `main`."""
+    from opgen.spec.mlx.derivatives import Derivatives
     from opgen.spec.mlx.reader import load_mlx_library
 
-    library = load_mlx_library(args.mlx)
+    if args.derivatives is not None and args.no_derivatives:
+        err.write("opgen check: error: --derivatives and --no-derivatives contradict each other\n")
+        return 2
+    derivatives = None if args.no_derivatives else args.derivatives or Derivatives.BESIDE_SPEC
+    library = load_mlx_library(args.mlx, derivatives=derivatives)
     args.retain(library)
-    out.write(f"{args.mlx}: ok: {len(library.operators)} operators\n")
+    count = len(library.functions)
+    bound = f", {count} bound function{'s' if count != 1 else ''}" if count else ""
+    out.write(f"{args.mlx}: ok: {len(library.operators)} operators{bound}\n")
     return 0
 
 

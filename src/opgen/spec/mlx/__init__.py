@@ -22,4 +22,11 @@ operators         one entry, either dialect, to an MlxOperator: shared keys and 
 derivatives       gradient formulas: `grad:` mappings and derivatives.yaml
 formulas          checking the C++ of gradient formulas and `shape:` rules
 mlx_headers       the names `mlx::core` declares, read from MLX's installed headers
+python_types      the Python types and defaults of bound functions (unions, `scalar | array`)
+bound_entry       a bound function of the MLX dialect: a Python signature bound to existing C++
+bound_spec_entry  a bound function in opgen's spec language (overload names as unions)
+
+Bound functions (`BoundFunction`) bind existing C++ functions, such as
+`mlx::core`'s, with MLX's own Python conventions and no `_impl`; their model is
+their own, a Python signature, and their convention `opgen.api.mlx_python`.
 """

@@ -4,8 +4,10 @@ An operator's formulas are given in one of two places, never both:
 
 - inline, `grad: {x: <formula>, weight: <formula>}` in its spec entry (both
   dialects);
-- in `derivatives.yaml` beside the spec, in the entry format of the custom-op
-  libraries (`opgen torch-library`):
+- in a derivatives file, in the entry format of the custom-op libraries
+  (`opgen torch-library`): the one the caller names (`opgen mlx --derivatives
+  FILE`), else `derivatives.yaml` beside the spec if there is one, unless the
+  caller asks for none (`--no-derivatives`; `derivatives_file`):
 
       - name: mlxlib::rms_norm(Tensor x, Tensor weight, float eps=1e-5) -> Tensor
         x: <formula>
@@ -25,6 +27,7 @@ structure and matches entries to operators.
 from __future__ import annotations
 
 import difflib
+import enum
 import os
 from collections.abc import Mapping, Sequence
 
@@ -59,10 +62,26 @@ class DerivativesEntry:
     formulas: tuple[WrittenFormula, ...]
 
 
+class Derivatives(enum.Enum):
+    """Which derivatives file a spec has when the caller names no file (or None)."""
+
+    BESIDE_SPEC = "derivatives.yaml beside the spec, if there is one"
+
+
 def derivatives_beside(spec_path: str) -> str | None:
     """The `derivatives.yaml` beside a spec, if there is one."""
     path = os.path.join(os.path.dirname(spec_path), DERIVATIVES_FILE)
     return path if os.path.isfile(path) else None
+
+
+def derivatives_file(spec_path: str, given: str | Derivatives | None) -> str | None:
+    """The derivatives file to read: the one given (None: none), or the one beside the spec.
+
+    A given file that does not exist is an error when it is read, as any input's.
+    """
+    if isinstance(given, Derivatives):
+        return derivatives_beside(spec_path)
+    return given
 
 
 def read_grad_mapping(mapping: YamlMap, skip: tuple[str, ...] = ()) -> list[WrittenFormula]:

@@ -36,6 +36,7 @@ from typing import TypeVar
 
 from opgen.diagnostics import Location, SpecError
 from opgen.frozen import frozen
+from opgen.spec.mlx.bound_entry import BOUND_KEYS
 from opgen.spec.mlx.cpp_signature import MlxCppSignature, parse_cpp_signature
 from opgen.spec.mlx.declarations import Parameter
 from opgen.spec.mlx.operators import ReadOperator, SharedKeys, name_problem
@@ -48,7 +49,14 @@ from opgen.spec.yaml.located import WrittenText, written
 
 T = TypeVar("T")
 NAME = "name"
-MLX_KEYS = ("name", "signature", "cpp_signature", "python_signature", "keyword_only")
+MLX_KEYS = (
+    "name",
+    "signature",
+    "cpp_signature",
+    "python_signature",
+    "keyword_only",
+    *BOUND_KEYS,
+)
 _CPP_EXPECTED: Mapping[str, str] = {
     "int": "an integer",
     "float": "a number",
@@ -75,7 +83,7 @@ class _Argument:
 
 
 def read_mlx_entry(entry: YamlMap, keys: SharedKeys) -> ReadOperator:
-    name, name_at = _name(entry)
+    name, name_at = entry_name(entry)
     if "signature" in entry:
         for other in ("cpp_signature", "python_signature"):
             if other in entry:
@@ -116,7 +124,7 @@ def read_mlx_entry(entry: YamlMap, keys: SharedKeys) -> ReadOperator:
     )
 
 
-def _name(entry: YamlMap) -> tuple[str, Location]:
+def entry_name(entry: YamlMap) -> tuple[str, Location]:
     name = entry[NAME]
     at = entry.value_location(NAME)
     if not isinstance(name, str):

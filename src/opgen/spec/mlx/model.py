@@ -48,10 +48,12 @@ names anything else is a located error when the spec is read.
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Mapping
 
 from opgen.diagnostics import Location
 from opgen.frozen import frozen
+from opgen.spec.mlx.python_types import PyDefault, PyType
 from opgen.spec.schema import FunctionSchema
 
 
@@ -80,9 +82,67 @@ class MlxOperator:
         return bool(self.dispatch)
 
 
+class ParameterKind(enum.Enum):
+    POSITIONAL_ONLY = "positional-only"  # before `/`
+    POSITIONAL = "positional or keyword"
+    KEYWORD_ONLY = "keyword-only"  # after `*` or `*args`
+    VARIADIC = "variadic"  # `*args`
+
+
+@frozen
+class PyParameter:
+    """A parameter of a bound function's Python signature (the stream is one, of its own type)."""
+
+    name: str
+    type: PyType
+    default: PyDefault | None
+    kind: ParameterKind
+    location: Location  # its name
+
+
+@frozen
+class CallArgument:
+    """An argument of a `call:`: a parameter, left out of the call when it is None if `omit`."""
+
+    name: str
+    omit_if_none: bool
+
+
+@frozen
+class BoundOverload:
+    """One Python signature of a bound function and the C++ it runs.
+
+    Either `function` and `arguments` (a call of an existing C++ function, the
+    stream appended; a union parameter branches, one call per alternative) or
+    `code` (a C++ expression, or statements with `return`, over the parameters
+    and the stream `s`).
+    """
+
+    parameters: tuple[PyParameter, ...]  # as written, the stream included
+    returns: str  # the return annotation, as the stub writes it
+    function: str | None  # the C++ function, qualified as written
+    arguments: tuple[CallArgument, ...]
+    code: str | None
+    code_location: Location | None
+    promote: tuple[str, ...]  # parameters converted together, MLX's weak scalars
+    location: Location  # the signature
+
+
+@frozen
+class BoundFunction:
+    """A Python function bound straight to existing C++ functions: no `_impl`, no gradients
+    of its own (MLX differentiates the functions it calls)."""
+
+    python_name: str
+    overloads: tuple[BoundOverload, ...]  # tried in this order
+    doc: str
+    location: Location  # the entry
+
+
 @frozen
 class MlxLibrary:
     namespace: str  # the C++ namespace of the operators (`mlxlib`)
     module: str  # the Python extension module's name (default: the namespace)
     operators: tuple[MlxOperator, ...]
     path: str  # the spec file
+    functions: tuple[BoundFunction, ...] = ()  # bound to existing C++ functions

@@ -15,8 +15,9 @@ from the caller (`load_mlx_library(namespace=...)`); a namespace the caller
 gives must agree with the file's. The module name the caller gives wins over
 the file's (it is a choice of the build, not of the operators).
 
-Gradient formulas come from `grad:` mappings or from `derivatives.yaml` beside
-the spec (`derivatives`). Every error is a located `SpecError`; the reader
+Gradient formulas come from `grad:` mappings or from a derivatives file: the
+one the caller names, by default `derivatives.yaml` beside the spec if there is
+one (`derivatives`). Every error is a located `SpecError`; the reader
 reports every bad entry of a file at once (at most 20 diagnostics), then the
 checks across entries, then the formulas, whose names are checked against
 `mlx::core`'s (`mlx_ops`, or the installed headers: `mlx_headers.mlx_names`).
@@ -29,10 +30,22 @@ import difflib
 from collections.abc import Sequence
 
 from opgen.diagnostics import Diagnostic, Location, SpecError
-from opgen.spec.mlx.derivatives import derivatives_beside, load_mlx_derivatives, match_derivatives
-from opgen.spec.mlx.mlx_entry import MLX_KEYS, read_mlx_entry
+from opgen.spec.mlx.bound_entry import is_bound, read_bound_entry
+from opgen.spec.mlx.bound_spec_entry import (
+    BOUND_SPEC_KEYS,
+    SpecBound,
+    is_bound_spec,
+    read_bound_spec_entry,
+)
+from opgen.spec.mlx.derivatives import (
+    Derivatives,
+    derivatives_file,
+    load_mlx_derivatives,
+    match_derivatives,
+)
+from opgen.spec.mlx.mlx_entry import MLX_KEYS, entry_name, read_mlx_entry
 from opgen.spec.mlx.mlx_headers import mlx_names
-from opgen.spec.mlx.model import MlxLibrary
+from opgen.spec.mlx.model import BoundFunction, MlxLibrary
 from opgen.spec.mlx.operators import (
     SHARED_KEYS,
     ReadOperator,
@@ -48,7 +61,7 @@ from opgen.spec.mlx.spec_entry import FUNC, read_spec_entry
 from opgen.spec.yaml.load import YamlDocument, YamlList, YamlMap, load_yaml
 
 LIBRARY_KEYS = ("namespace", "module")
-_DIALECT_KEYS = {FUNC: (FUNC,), "name": MLX_KEYS}
+_DIALECT_KEYS = {FUNC: (FUNC, *BOUND_SPEC_KEYS), "name": MLX_KEYS}
 _DIALECT_NAMES = {FUNC: "opgen's spec language", "name": "the MLX dialect"}
 # Namespaces the generated code uses, and whose they are.
 _RESERVED_NAMESPACES = {"std": "C++", "mlx": "MLX", "nb": "nanobind", "nanobind": "nanobind"}
@@ -61,13 +74,17 @@ def load_mlx_library(
     namespace: str | None = None,
     module: str | None = None,
     mlx_ops: frozenset[str] | None = None,
+    derivatives: str | Derivatives | None = Derivatives.BESIDE_SPEC,
 ) -> MlxLibrary:
     """Read and check the MLX spec at `path`; raises SpecError with every diagnostic.
 
     `mlx_ops`: the names `mlx::core` declares, for checking formulas (default:
     read from MLX's installed headers, when a formula needs them).
+    `derivatives`: the derivatives file to read (None: none; default: the one
+    beside the spec, if any); a file that does not exist is a located error.
     """
-    return _Reader(load_yaml(path), namespace, module, mlx_ops).read()
+    read = derivatives_file(path, derivatives)
+    return _Reader(load_yaml(path), namespace, module, mlx_ops, derivatives=read).read()
 
 
 @dataclasses.dataclass
@@ -77,6 +94,7 @@ class _Reader:
     module: str | None
     mlx_ops: frozenset[str] | None
     errors: list[Diagnostic] = dataclasses.field(default_factory=list)
+    derivatives: str | None = None  # the derivatives file to read, if any
 
     def read(self) -> MlxLibrary:
         entries = self._entries()
@@ -85,24 +103,36 @@ class _Reader:
             self._check_settings(settings)
         dialect = self._dialect(entries)
         ops: list[ReadOperator] = []
+        functions: list[BoundFunction] = []
+        spec_bounds: list[tuple[SpecBound, str | None, str]] = []
         namespaces: list[tuple[str, Location]] = []
         for entry in entries:
             try:
                 self._check_keys(entry, dialect)
                 keys = read_shared_keys(entry)
+                if dialect == FUNC and is_bound_spec(entry):
+                    bound = read_bound_spec_entry(entry)
+                    namespaces.append((bound.namespace, bound.namespace_location))
+                    spec_bounds.append((bound, keys.python_name, keys.doc))
+                    continue
                 if dialect == FUNC:
                     namespace, at, op = read_spec_entry(entry, keys)
                     namespaces.append((namespace, at))
+                elif is_bound(entry):
+                    name, _ = entry_name(entry)
+                    functions.append(read_bound_entry(entry, name, keys))
+                    continue
                 else:
                     op = read_mlx_entry(entry, keys)
                 ops.append(op)
             except SpecError as e:
                 self.errors.extend(e.diagnostics)
         self._raise()
-        namespace = self._namespace(settings, namespaces)
+        functions += _grouped(spec_bounds)
+        namespace = self._namespace(settings, namespaces, generates_code=bool(ops))
         module = self._module(settings, namespace)
         self._raise()
-        self._check_unique(ops)
+        self._check_unique(ops, functions)
         for op in ops:
             self.errors.extend(operator_problems(op))
         self._raise()
@@ -110,7 +140,7 @@ class _Reader:
         self._check_formulas(ops, namespace)
         self._raise()
         operators = tuple(build_operator(op) for op in ops)
-        return MlxLibrary(namespace, module, operators, self.doc.path)
+        return MlxLibrary(namespace, module, operators, self.doc.path, tuple(functions))
 
     def _raise(self) -> None:
         if self.errors:
@@ -214,7 +244,13 @@ class _Reader:
         if errors:
             raise SpecError.of(errors)
 
-    def _namespace(self, settings: YamlMap | None, written: Sequence[tuple[str, Location]]) -> str:
+    def _namespace(
+        self,
+        settings: YamlMap | None,
+        written: Sequence[tuple[str, Location]],
+        *,
+        generates_code: bool,
+    ) -> str:
         given: list[tuple[str, Location]] = list(written)
         if settings is not None and "namespace" in settings:
             value = settings["namespace"]
@@ -225,7 +261,7 @@ class _Reader:
             given.insert(0, (value, at))
         if not given:
             if self.namespace is not None:
-                return self._checked_namespace(self.namespace, self.doc.location)
+                return self._checked_namespace(self.namespace, self.doc.location, generates_code)
             self.errors.append(
                 Diagnostic(
                     self.doc.location,
@@ -248,11 +284,14 @@ class _Reader:
             self.errors.append(
                 Diagnostic(first_at, f"the spec's namespace is '{first}', not '{self.namespace}'")
             )
-        return self._checked_namespace(first, first_at)
+        return self._checked_namespace(first, first_at, generates_code)
 
-    def _checked_namespace(self, namespace: str, at: Location) -> str:
-        problem = name_problem(namespace)
-        if problem is None and namespace in _RESERVED_NAMESPACES:
+    def _checked_namespace(self, namespace: str, at: Location, generates_code: bool) -> str:
+        """A namespace the generated operators go in; only bound functions (which call
+        into it) may name a nested or a reserved one, such as `mlx::core`."""
+        parts = namespace.split("::") if not generates_code else [namespace]
+        problem = next((p for p in map(name_problem, parts) if p is not None), None)
+        if problem is None and generates_code and namespace in _RESERVED_NAMESPACES:
             problem = f"'{namespace}' is {_RESERVED_NAMESPACES[namespace]}'s namespace"
         if problem is not None:
             self.errors.append(Diagnostic(at, f"{problem}: choose another namespace"))
@@ -271,9 +310,23 @@ class _Reader:
             self.errors.append(Diagnostic(at, f"{problem}: the module needs a Python name"))
         return str(module)
 
-    def _check_unique(self, ops: Sequence[ReadOperator]) -> None:
+    def _check_unique(
+        self, ops: Sequence[ReadOperator], functions: Sequence[BoundFunction]
+    ) -> None:
         names: dict[str, ReadOperator] = {}
         python_names: dict[str, ReadOperator] = {}
+        bound: dict[str, BoundFunction] = {}
+        for function in functions:
+            first_bound = bound.setdefault(function.python_name, function)
+            if first_bound is not function:
+                self.errors.append(
+                    Diagnostic(
+                        function.location,
+                        f"a second function '{function.python_name}' (the first is on line "
+                        f"{first_bound.location.line}); write several signatures of one name "
+                        "as 'overloads:'",
+                    )
+                )
         for op in ops:
             first = names.setdefault(op.name, op)
             if first is not op:
@@ -285,6 +338,14 @@ class _Reader:
                     )
                 )
                 continue
+            if op.python_name in bound:
+                self.errors.append(
+                    Diagnostic(
+                        op.python_name_location,
+                        f"'{op.python_name}' is also a bound function (line "
+                        f"{bound[op.python_name].location.line})",
+                    )
+                )
             first = python_names.setdefault(op.python_name, op)
             if first is not op:
                 self.errors.append(
@@ -296,10 +357,9 @@ class _Reader:
                 )
 
     def _with_derivatives(self, ops: list[ReadOperator], namespace: str) -> list[ReadOperator]:
-        path = derivatives_beside(self.doc.path)
-        if path is None:
+        if self.derivatives is None:
             return ops
-        entries = load_mlx_derivatives(path)
+        entries = load_mlx_derivatives(self.derivatives)
         schemas = {op.name: op.func for op in ops}
         inline = {op.name: op.keys.grad_location for op in ops if op.keys.grad_location is not None}
         found = match_derivatives(entries, namespace, schemas, inline)
@@ -316,6 +376,21 @@ class _Reader:
         operators = frozenset(op.name for op in ops)
         for op in ops:
             self.errors.extend(formula_problems(op, mlx, namespace, operators))
+
+
+def _grouped(bounds: Sequence[tuple[SpecBound, str | None, str]]) -> list[BoundFunction]:
+    """Entries of the spec language's bound functions, one function per name, its
+    overloads in the order written."""
+    by_name: dict[str, list[tuple[SpecBound, str | None, str]]] = {}
+    for item in bounds:
+        by_name.setdefault(item[0].name, []).append(item)
+    functions = []
+    for name, items in by_name.items():
+        python_name = next((p for _, p, _ in items if p), name)
+        doc = next((d for _, _, d in items if d), "")
+        overloads = tuple(b.overload for b, _, _ in items)
+        functions.append(BoundFunction(python_name, overloads, doc, items[0][0].location))
+    return functions
 
 
 def _is_settings(entry: YamlMap) -> bool:

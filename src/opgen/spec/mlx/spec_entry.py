@@ -59,7 +59,12 @@ def read_spec_entry(entry: YamlMap, keys: SharedKeys) -> tuple[str, Location, Re
         raise SpecError("an empty namespace before '::'", text.at(0, 2))
     problem = name_problem(namespace)
     if problem is not None:
-        raise SpecError(f"{problem}: a namespace is one C++ name", text.at(0, len(namespace)))
+        hint = (
+            "; binding existing functions there takes 'call:' or 'code:'"
+            if "::" in namespace
+            else ""
+        )
+        raise SpecError(f"{problem}: a namespace is one C++ name{hint}", text.at(0, len(namespace)))
     skip = len(namespace) + len(sep)
     schema_text = text.text[skip:]
     try:

@@ -11,7 +11,8 @@ operators:
                                            `custom_vjp` with the formulas) and
                                            primitives (primitives.py: a Primitive
                                            subclass per operator)
-    <module>_bindings.cpp   bindings.py    one NB_MODULE, an `m.def` per operator
+    <module>_bindings.cpp   bindings.py    one NB_MODULE, an `m.def` per operator, and
+                            bound.py       a lambda per signature of each bound function
     <module>.pyi            stubs.py       the typed stub
     <module>.cmake          build_files.py a CMake function building the extension
 

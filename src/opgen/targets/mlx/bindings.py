@@ -12,8 +12,10 @@ converted to Python when `m.def` runs.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
+from opgen.spec.mlx.model import BoundFunction
+from opgen.targets.mlx import bound
 from opgen.targets.mlx.cpp import string_literal
 from opgen.targets.mlx.library import BoundOperator
 
@@ -28,17 +30,31 @@ INCLUDES = (
 
 
 def bindings(
-    ops: Iterable[BoundOperator], namespace: str, module: str, header_name: str, comment: str
+    ops: Iterable[BoundOperator],
+    namespace: str,
+    module: str,
+    header_name: str | None,
+    comment: str,
+    functions: Sequence[BoundFunction] = (),
 ) -> str:
+    """The module's source; `header_name` is None when it has only bound functions."""
     short = module.rpartition(".")[2]
     lines = [f"// {comment}"]
-    lines += [f"#include {i}" for i in INCLUDES]
-    lines += ["", f'#include "{header_name}"', "", "namespace nb = nanobind;", ""]
+    if functions:
+        lines += [f"#include {i}" for i in bound.INCLUDES] + [""]
+    includes = INCLUDES + bound.NANOBIND_INCLUDES if functions else INCLUDES
+    lines += [f"#include {i}" for i in sorted(includes)]
+    own = f'"{header_name}"' if header_name is not None else '"mlx/mlx.h"'
+    lines += ["", f"#include {own}", "", "namespace nb = nanobind;", ""]
+    if functions:
+        lines += [bound.SUPPORT]
     lines += [f"NB_MODULE({short}, m) {{"]
     lines += ['  nb::module_::import_("mlx.core");']
     lines += [f"  m.doc() = {string_literal(f'MLX operators of {namespace}, bound by opgen.')};"]
     for op in ops:
         lines += ["", *definition(op, namespace)]
+    for function in functions:
+        lines += ["", *bound.definitions(function, namespace)]
     lines += ["}", ""]
     return "\n".join(lines)
 

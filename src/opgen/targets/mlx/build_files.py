@@ -15,6 +15,19 @@ need it), linked to the `mlx` target, named as the module is, optimised (-O2)
 when no build type is set, and with -Wmissing-declarations so that an
 `_impl` or kernel defined with another signature than its declaration is
 reported where it is defined.
+
+Every symbol must resolve when the module links, as `opgen torch-library`'s
+libraries must: an `_impl` or kernel declared and not defined (or defined
+with another signature) is a link error naming it, demangled, rather than an
+ImportError. On Linux that is `--no-undefined`, and the module then links the
+shared Python library the interpreter runs on (the one `sysconfig` names,
+already loaded by the time the module is, so nothing else is loaded), since
+an extension module leaves Python's symbols to the interpreter; an
+interpreter built without a shared libpython (`Py_ENABLE_SHARED` 0) exports
+them from its executable, which a link cannot name, so there the module
+links as before, without the check (`OPGEN_PYTHON_SHARED_LIBRARY`, a cache
+variable, is empty). On macOS it is `-undefined error`, which nanobind's list
+of Python's symbols (`-U _Py...`) lets through.
 """
 
 from __future__ import annotations
@@ -39,6 +52,16 @@ if(NOT TARGET mlx)
     OUTPUT_VARIABLE MLX_DIR OUTPUT_STRIP_TRAILING_WHITESPACE COMMAND_ERROR_IS_FATAL ANY)
   find_package(MLX CONFIG REQUIRED)
 endif()
+if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND NOT DEFINED OPGEN_PYTHON_SHARED_LIBRARY)
+  execute_process(
+    COMMAND "${Python_EXECUTABLE}" -c "import os, sysconfig; v = sysconfig.get_config_var; \\
+      lib = os.path.join(v('LIBDIR') or '', v('INSTSONAME') or ''); \\
+      print(lib if v('Py_ENABLE_SHARED') and os.path.isfile(lib) else '')"
+    OUTPUT_VARIABLE opgen_python_library
+    OUTPUT_STRIP_TRAILING_WHITESPACE COMMAND_ERROR_IS_FATAL ANY)
+  set(OPGEN_PYTHON_SHARED_LIBRARY "${opgen_python_library}" CACHE FILEPATH
+    "the shared libpython MLX extension modules link to resolve every symbol (empty: none)")
+endif()
 """
 
 
@@ -54,7 +77,10 @@ def cmake_file(module: str, sources: Sequence[str], header: str, comment: str) -
 #   opgen_add_{short}_module(<target> <your sources>...)
 # compiles the generated sources with yours (the `_impl` functions and kernels
 # that {header} declares) into the module `{short}` (the file name nanobind
-# gives it), in the nanobind domain `mlx`, linked to MLX.
+# gives it), in the nanobind domain `mlx`, linked to MLX. Every symbol must
+# resolve at link time (on Linux with the shared Python library the interpreter
+# runs on, if it has one), so one you declared and did not define is a link
+# error naming it, not an ImportError.
 
 {_FIND}
 set({var}_SOURCES
@@ -74,6 +100,12 @@ function(opgen_add_{short}_module target)
   endif()
   if(CMAKE_CXX_COMPILER_ID MATCHES "GNU|Clang")
     target_compile_options(${{target}} PRIVATE -Wmissing-declarations)
+  endif()
+  if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND OPGEN_PYTHON_SHARED_LIBRARY)
+    target_link_libraries(${{target}} PRIVATE "${{OPGEN_PYTHON_SHARED_LIBRARY}}")
+    target_link_options(${{target}} PRIVATE "LINKER:--no-undefined")
+  elseif(APPLE)
+    target_link_options(${{target}} PRIVATE "LINKER:-undefined,error")
   endif()
 endfunction()
 """

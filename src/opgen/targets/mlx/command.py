@@ -12,6 +12,8 @@ from opgen.targets.contract import LazyTarget
 from opgen.targets.extension_flags import add_listing_arguments, run_options
 from opgen.targets.mlx.options import MlxOptions
 
+NO_DERIVATIVES_HELP = "read no derivatives file, not even the derivatives.yaml beside the spec"
+
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add = parser.add_argument
@@ -24,11 +26,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "default: the spec's, else the namespace",
     )
     add("--namespace", metavar="NS", help="the C++ namespace; default: the spec's")
+    derivatives = parser.add_mutually_exclusive_group()
+    derivatives.add_argument(
+        "--derivatives",
+        metavar="DERIVATIVES_YAML",
+        help="the gradient formulas' file; default: derivatives.yaml beside the spec, if any",
+    )
+    derivatives.add_argument("--no-derivatives", action="store_true", help=NO_DERIVATIVES_HELP)
     add_listing_arguments(parser)
 
 
 def options_from(args: argparse.Namespace) -> MlxOptions:
-    return MlxOptions(args.spec, run_options(args), module=args.module, namespace=args.namespace)
+    return MlxOptions(
+        args.spec,
+        run_options(args),
+        module=args.module,
+        namespace=args.namespace,
+        derivatives=args.derivatives,
+        no_derivatives=args.no_derivatives,
+    )
 
 
 TARGET = LazyTarget(

@@ -9,24 +9,29 @@ applied to its arrays (packed as `layout.py` describes). The stream is
 resolved once (`to_stream(s)`) and captured, with the non-array arguments, by
 value, so the forward and the backward pass run where the call asked even if
 the default stream changes in between. The backward lambda returns one
-gradient per array: the formula's where the input has one; for an input
-without a formula, MLX's own VJP of the forward (`mlx::core::vjp`), which is
-only computed when that gradient is used.
+gradient per array: the formula's where the input has one, summed back to the
+input's shape when it is that shape broadcast (`layout.SUM_TO_INPUT`, emitted
+once in the source); for an input without a formula, MLX's own VJP of the
+forward (`mlx::core::vjp`), which is only computed when that gradient is used.
 """
 
 from __future__ import annotations
 
-from opgen.api.nanobind import ArrayKind
+from opgen.api.nanobind import ARRAY, ArrayKind
 from opgen.targets.mlx.cpp import function_head, unnamed_unless
 from opgen.targets.mlx.layout import (
     COTANGENT_NAMES,
     OUTPUT_NAMES,
+    SUM_TO_INPUT_NAME,
     USING_MLX,
     VECTOR,
     ArrayLayout,
     Span,
+    formula_lines,
     indent,
     scope,
+    sum_to_input_arguments,
+    summed,
 )
 from opgen.targets.mlx.library import BoundOperator
 
@@ -37,8 +42,9 @@ def definition(op: BoundOperator) -> str:
     sig = op.signature
     head = function_head(f"{sig.returns} {op.name}", sig.parameters(defaults=False), " {")
     call = f"{op.impl_name}({', '.join([*sig.names(), 's'])})"
-    body = [f"return {call};"] if not op.operator.grads else _with_vjp(op)
-    return "\n".join([head, *indent(body), "}"]) + "\n"
+    if not op.operator.grads:
+        return "\n".join([head, *indent([f"return {call};"]), "}"]) + "\n"
+    return "\n".join([head, *indent(_with_vjp(op)), "}"]) + "\n"
 
 
 def _with_vjp(op: BoundOperator) -> list[str]:
@@ -84,13 +90,12 @@ def _backward(op: BoundOperator, layout: ArrayLayout) -> list[str]:
     captures = [a.name for a in sig.values if a.name in used]
     if not layout.static:
         captures += [v.name for v in layout.values()]
-    if "s" in used:
-        captures.append("s = stream")
+    captures.append("s = stream")  # the formulas' stream, and SUM_TO_INPUT's
     if fallback:
         captures.append("forward")
     uses_cotangents = bool(used & COTANGENT_NAMES) or fallback
     params = [
-        unnamed_unless(bool(unpacked) or fallback, f"const {VECTOR}& primals", "primals"),
+        f"const {VECTOR}& primals",  # SUM_TO_INPUT sums a gradient to its primal's shape
         unnamed_unless(uses_cotangents, f"const {VECTOR}& cotangents", "cotangents"),
         unnamed_unless(bool(used & OUTPUT_NAMES), f"const {VECTOR}& outputs", "outputs"),
     ]
@@ -104,14 +109,8 @@ def _backward(op: BoundOperator, layout: ArrayLayout) -> list[str]:
 
 def _gradients(op: BoundOperator, layout: ArrayLayout) -> list[str]:
     """Statements returning one gradient per array, in the layout's order."""
-    spans = layout.spans()
-    if layout.static and all(s.argument.name in op.formulas for s in spans):
-        formulas = [op.formulas[s.argument.name].formula for s in spans]
-        if len(formulas) == 1:
-            return [f"return {{{formulas[0]}}};"]
-        return ["return {", *indent([f + "," for f in formulas[:-1]] + [formulas[-1]]), "};"]
     lines = [f"{VECTOR} vjps;"]
-    for span in spans:
+    for span in layout.spans():
         lines += _gradient(op, span)
     return [*lines, "return vjps;"]
 
@@ -120,16 +119,22 @@ def _gradient(op: BoundOperator, span: Span) -> list[str]:
     a = span.argument
     formula = op.formulas.get(a.name)
     if a.type.array is ArrayKind.LIST:
-        if formula is not None:  # the range is evaluated before `g` is declared
-            loop = f"for (const mlx::core::array& g : {formula.formula}) {{"
-            return [loop, "  vjps.push_back(g);", "}"]
-        begin = "traced.begin()" + ("" if span.offset == "0" else f" + {span.offset}")
-        return [f"vjps.insert(vjps.end(), {begin}, {begin} + {span.count});"]
-    push = (
-        f"vjps.push_back({formula.formula});"
-        if formula is not None
-        else f"vjps.push_back(traced[{span.offset}]);"
-    )
+        if formula is None:
+            begin = "traced.begin()" + ("" if span.offset == "0" else f" + {span.offset}")
+            return [f"vjps.insert(vjps.end(), {begin}, {begin} + {span.count});"]
+        # The range is evaluated before `g` is declared; the next gradient is for the
+        # primal at `vjps.size()`.
+        arguments = sum_to_input_arguments(op.name, a.name, "primals[vjps.size()]")
+        return [
+            f"for (const {ARRAY}& g :",
+            *formula_lines(formula, ") {"),
+            f"  vjps.push_back({SUM_TO_INPUT_NAME}(g, {arguments}));",
+            "}",
+        ]
+    if formula is None:
+        push = [f"vjps.push_back(traced[{span.offset}]);"]
+    else:
+        push = summed(op.name, formula, f"primals[{span.offset}]", "vjps.push_back(", ");")
     if a.type.array is ArrayKind.OPTIONAL:
-        return [f"if (has_{a.name}) {{", f"  {push}", "}"]
-    return [push]
+        return [f"if (has_{a.name}) {{", *indent(push), "}"]
+    return push

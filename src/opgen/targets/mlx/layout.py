@@ -13,6 +13,16 @@ optional array is present (`has_<name>`) and each list's length
 `unpack` declares arguments by name from such a vector, which is how formulas
 (and `shape:` rules) see them; `scope` declares the other names a formula may
 use: `grad`/`cotangent`, `grads`, `result`/`output`, `results`.
+
+A formula's value goes through `SUM_TO_INPUT` (`summed`): a gradient whose
+shape is its input's broadcast is summed back to the input's shape, as
+PyTorch's autograd engine does; any other shape is an error at call time. The
+formula itself stands on lines of its own behind a `#line` directive naming its
+place in the spec, at its column there (`formula_lines`), so that a compiler
+error in it points at the YAML; the directive back to the generated file needs
+the line it lands on, which only the rendered file knows: it is emitted as
+`LINE_RESTORE` and numbered by `resolve_line_restores`. These lines are
+`Verbatim`: `indent` leaves them as they are.
 """
 
 from __future__ import annotations
@@ -21,6 +31,8 @@ from collections.abc import Callable, Iterable, Sequence
 
 from opgen.api.nanobind import ARRAY, ArrayKind, NbArgument
 from opgen.frozen import frozen
+from opgen.spec.mlx.model import GradFormula
+from opgen.targets.mlx.cpp import string_literal
 
 VECTOR = f"std::vector<{ARRAY}>"
 OPTIONAL = f"std::optional<{ARRAY}>"
@@ -30,6 +42,58 @@ USING_MLX = "using namespace mlx::core;"
 # The names `scope` declares from a VJP's `cotangents`, and from its `outputs`.
 COTANGENT_NAMES = frozenset({"grad", "cotangent", "grads"})
 OUTPUT_NAMES = frozenset({"result", "output", "results", "outputs"})
+# Stands for `#line <its own line + 1> "<the generated file>"` until the file is rendered.
+LINE_RESTORE = "#line OPGEN_GENERATED_LINE"
+SUM_TO_INPUT_NAME = "opgen_sum_to_input"
+
+# Emitted once, first in the library's namespace, when an operator has formulas
+# (`operators.source`); `static`: internal linkage.
+SUM_TO_INPUT = f"""\
+// A gradient formula's value for an input. Where it has the shape the input broadcasts
+// to, it is summed back to the input's shape (over the leading dimensions the input
+// lacks, and over those where the input has size 1), as PyTorch's autograd engine does;
+// any other shape is an error naming the operator and the input (`what`).
+static {ARRAY} {SUM_TO_INPUT_NAME}(
+    const {ARRAY}& gradient,
+    const {ARRAY}& input,
+    const char* what,
+    const mlx::core::Stream& s) {{
+  if (gradient.shape() == input.shape()) {{
+    return gradient;
+  }}
+  const int lead = static_cast<int>(gradient.ndim()) - static_cast<int>(input.ndim());
+  bool broadcast = lead >= 0;
+  std::vector<int> axes;
+  for (int i = 0; broadcast && i < static_cast<int>(gradient.ndim()); ++i) {{
+    if (i < lead || (input.shape(i - lead) == 1 && gradient.shape(i) != 1)) {{
+      axes.push_back(i);
+    }} else if (input.shape(i - lead) != gradient.shape(i)) {{
+      broadcast = false;
+    }}
+  }}
+  if (!broadcast) {{
+    auto text = [](const mlx::core::Shape& shape) {{
+      std::string out = "(";
+      for (std::size_t i = 0; i < shape.size(); ++i) {{
+        out += (i > 0 ? ", " : "") + std::to_string(shape[i]);
+      }}
+      return out + (shape.size() == 1 ? ",)" : ")");
+    }};
+    throw std::invalid_argument(
+        std::string(what) + " gives shape " + text(gradient.shape()) +
+        ", which is neither the input's shape " + text(input.shape()) +
+        " nor a broadcast of it");
+  }}
+  return mlx::core::reshape(mlx::core::sum(gradient, axes, true, s), input.shape(), s);
+}}
+"""
+
+
+class Verbatim(str):
+    """A line emitted as it is, never indented: a `#line` directive, or a formula's line at
+    its column in the spec."""
+
+    __slots__ = ()
 
 
 @frozen
@@ -151,4 +215,54 @@ def scope(names: Iterable[str]) -> list[str]:
 
 
 def indent(lines: Sequence[str], by: str = "  ") -> list[str]:
-    return [by + line if line else line for line in lines]
+    return [by + line if line and not isinstance(line, Verbatim) else line for line in lines]
+
+
+def formula_lines(formula: GradFormula, suffix: str) -> list[str]:
+    """The formula, then `suffix`, behind a `#line` to its place in the spec, and back.
+
+    A one-line formula written as it is read (a plain scalar on its key's line) starts
+    at its column; one over several lines (a `|` block scalar) on the line after the
+    key, where its text starts; a folded or wrapped one, whose line breaks are gone, on
+    its first line, as `opgen torch-library` places them.
+    """
+    at = formula.location
+    text = formula.formula.rstrip()
+    line, column = at.line, 1
+    if "\n" in text:
+        line += 1
+    elif at.length == len(text):  # the text is on the line as written
+        column = at.col or 1
+    code = " " * (column - 1) + text + suffix
+    return [
+        Verbatim(f"#line {line} {string_literal(at.file)}"),
+        *(Verbatim(piece) for piece in code.split("\n")),
+        Verbatim(LINE_RESTORE),
+    ]
+
+
+def summed(operator: str, formula: GradFormula, primal: str, before: str, after: str) -> list[str]:
+    """`before`, the formula's value summed to the shape of `primal` (SUM_TO_INPUT), `after`.
+
+    The stream `s` is in scope.
+    """
+    return [
+        f"{before}{SUM_TO_INPUT_NAME}(",
+        *formula_lines(formula, ","),
+        f"    {sum_to_input_arguments(operator, formula.input, primal)}){after}",
+    ]
+
+
+def sum_to_input_arguments(operator: str, argument: str, primal: str) -> str:
+    """SUM_TO_INPUT's arguments after the gradient: the input, what the error names, `s`."""
+    what = f"{operator}: the gradient formula for '{argument}'"
+    return f"{primal}, {string_literal(what)}, s"
+
+
+def resolve_line_restores(text: str, generated_file: str) -> str:
+    """`text` with each `LINE_RESTORE` line numbered: back to `generated_file`, where it is."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if line == LINE_RESTORE:
+            lines[i] = f"#line {i + 2} {string_literal(generated_file)}"
+    return "\n".join(lines)

@@ -19,6 +19,7 @@ from collections.abc import Iterable
 
 from opgen.targets.mlx import composite, primitives
 from opgen.targets.mlx.cpp import function_head
+from opgen.targets.mlx.layout import SUM_TO_INPUT
 from opgen.targets.mlx.library import BoundOperator
 
 HEADER_INCLUDES = ("<limits>", "<optional>", "<string>", "<tuple>", "<vector>", "", '"mlx/mlx.h"')
@@ -82,6 +83,8 @@ def source(ops: Iterable[BoundOperator], namespace: str, header_name: str, comme
     lines = [f"// {comment}", f'#include "{header_name}"', ""]
     lines += [f"#include {i}" if i else "" for i in includes]
     lines += ["", f"namespace {namespace} {{", ""]
+    if any(op.operator.grads for op in ops):
+        lines += [SUM_TO_INPUT]
     if prims:
         lines += ["namespace {", ""]
         if has_cpu:

@@ -12,3 +12,11 @@ class MlxOptions:
     run: RunOptions  # -o/--output-dir is its output directory
     module: str | None = None  # the extension module's name; default: the spec's, else the ns
     namespace: str | None = None  # the C++ namespace; default: the spec's
+    # The gradient formulas' file (--derivatives); default: derivatives.yaml beside the
+    # spec, if there is one, unless `no_derivatives` (--no-derivatives): none at all.
+    derivatives: str | None = None
+    no_derivatives: bool = False
+
+    def __post_init__(self) -> None:
+        if self.derivatives is not None and self.no_derivatives:
+            raise ValueError("a derivatives file, and no derivatives file: choose one")

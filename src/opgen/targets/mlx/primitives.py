@@ -13,7 +13,9 @@ positions of its inputs depend on the call, the layout (`has_<x>_`,
   its command encoder and allocates its outputs), or throws naming the
   operator;
 - `vjp`, when the operator has formulas: one gradient per requested input,
-  from its formula, or an error naming an input without one;
+  from its formula (summed back to the input's shape when it is that shape
+  broadcast: `layout.SUM_TO_INPUT`, emitted once in the source), or an error
+  naming an input without one;
 - `is_equivalent` compares the members (`mx.compile` merges equal nodes);
 - `output_shapes` from the `shape:` rule (a helper function, shared with the
   operator) or the first array's shape for every output.
@@ -28,13 +30,17 @@ from opgen.targets.mlx.cpp import function_head, string_literal, unnamed_unless
 from opgen.targets.mlx.layout import (
     COTANGENT_NAMES,
     OUTPUT_NAMES,
+    SUM_TO_INPUT_NAME,
     USING_MLX,
     VECTOR,
     ArrayLayout,
     LayoutValue,
     Span,
+    formula_lines,
     indent,
     scope,
+    sum_to_input_arguments,
+    summed,
 )
 from opgen.targets.mlx.library import BoundOperator, identifiers
 
@@ -97,18 +103,19 @@ AS_SHAPES = f"""\
 
 
 def helpers(op: BoundOperator) -> str:
-    """What a primitive needs before its class: the `shape:` rule as a function.
-
-    Its scope is the operator's arguments and `inputs`, the packed arrays.
-    """
+    """What a primitive needs before its class: the `shape:` rule as a function, whose
+    scope is the operator's arguments and `inputs`, the packed arrays."""
+    parts: list[str] = []
     shape = op.operator.shape
-    if shape is None:
-        return ""
-    used = identifiers(shape)
-    params = [unnamed_unless("inputs" in used, f"const {VECTOR}& inputs", "inputs")]
-    params += [unnamed_unless(a.name in used, a.parameter, a.name) for a in op.signature.arguments]
-    head = function_head(f"{SHAPES} {op.name}_output_shapes", params, " {")
-    return f"{head}\n  {USING_MLX}\n  return as_shapes({shape});\n}}\n"
+    if shape is not None:
+        used = identifiers(shape)
+        params = [unnamed_unless("inputs" in used, f"const {VECTOR}& inputs", "inputs")]
+        params += [
+            unnamed_unless(a.name in used, a.parameter, a.name) for a in op.signature.arguments
+        ]
+        head = function_head(f"{SHAPES} {op.name}_output_shapes", params, " {")
+        parts.append(f"{head}\n  {USING_MLX}\n  return as_shapes({shape});\n}}\n")
+    return "\n".join(parts)
 
 
 def members(op: BoundOperator) -> list[tuple[str, str, str]]:
@@ -197,9 +204,7 @@ def _eval_gpu(op: BoundOperator) -> list[str]:
 def _vjp(op: BoundOperator) -> list[str]:
     used = op.used
     layout = _layout(op)
-    body = [USING_MLX]
-    if "s" in used:
-        body.append("const mlx::core::Stream s = stream();")
+    body = [USING_MLX, "const mlx::core::Stream s = stream();"]  # the formulas' and SUM_TO_INPUT's
     body += [f"const auto& {a.name} = {a.name}_;" for a in op.signature.values if a.name in used]
     unpacked = layout.unpack("primals", used, suffix="_")
     declared = scope(used)
@@ -214,7 +219,7 @@ def _vjp(op: BoundOperator) -> list[str]:
     body += indent(_argnum_cases(op, spans))
     body += ["}", "return vjps;"]
     params = [
-        unnamed_unless(bool(unpacked), f"const {VECTOR}& primals", "primals"),
+        f"const {VECTOR}& primals",  # SUM_TO_INPUT sums a gradient to its primal's shape
         unnamed_unless(bool(used & COTANGENT_NAMES), f"const {VECTOR}& cotangents", "cotangents"),
         "const std::vector<int>& argnums",
         unnamed_unless(bool(used & OUTPUT_NAMES), f"const {VECTOR}& outputs", "outputs"),
@@ -247,13 +252,16 @@ def _argnum_gradient(op: BoundOperator, span: Span) -> list[str]:
         message = string_literal(f"{op.name}: no gradient formula for '{a.name}'")
         return [f"throw std::invalid_argument({message});"]
     if a.type.array is not ArrayKind.LIST:
-        return [f"vjps.push_back({formula.formula});"]
+        return summed(op.name, formula, "primals[i]", "vjps.push_back(", ");")
     cache = f"{a.name}_grads"
+    gradient = f"(*{cache})[i - {_grouped(span.offset)}]"
+    arguments = sum_to_input_arguments(op.name, a.name, "primals[i]")
     return [
         f"if (!{cache}) {{",
-        f"  {cache} = {formula.formula};",
+        f"  {cache} =",
+        *formula_lines(formula, ";"),
         "}",
-        f"vjps.push_back((*{cache})[i - {_grouped(span.offset)}]);",
+        f"vjps.push_back({SUM_TO_INPUT_NAME}({gradient}, {arguments}));",
     ]
 
 

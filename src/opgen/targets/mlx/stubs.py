@@ -10,18 +10,32 @@ collected per signature and rendered last.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Sequence
 
+from opgen.api import mlx_python
+from opgen.spec.mlx.model import BoundFunction
+from opgen.spec.mlx.type_mapping import DTYPE_NAMES
 from opgen.targets.mlx.library import BoundOperator
 
 # Where each name the stub can use comes from.
 SOURCES = {"Sequence": "collections.abc", "array": "mlx.core", "Dtype": "mlx.core"}
 SOURCES["StreamOrDevice"] = "mlx.core"
+SOURCES["TypeAlias"] = SOURCES["overload"] = "typing"
+SOURCES.update(dict.fromkeys(DTYPE_NAMES, "mlx.core"))  # dtype defaults
 # The standard library, then MLX, each a block of its own (as isort groups them).
-IMPORT_GROUPS = (("collections.abc",), ("mlx.core",))
+IMPORT_GROUPS = (("collections.abc", "typing"), ("mlx.core",))
+# What a bound function's `scalar` is: a Python number.
+SCALAR_ALIAS = "scalar: TypeAlias = bool | int | float | complex"
+_WORD = re.compile(r"[A-Za-z_]\w*")
 
 
-def stub(ops: Iterable[BoundOperator], namespace: str, comment: str) -> str:
+def stub(
+    ops: Iterable[BoundOperator],
+    namespace: str,
+    comment: str,
+    functions: Sequence[BoundFunction] = (),
+) -> str:
     ops = list(ops)
     names: set[str] = set()
     for op in ops:
@@ -29,6 +43,21 @@ def stub(ops: Iterable[BoundOperator], namespace: str, comment: str) -> str:
     body: list[str] = []
     for op in ops:
         body += [*definition(op), ""]
+    for function in functions:
+        overloaded = len(function.overloads) > 1
+        for overload in function.overloads:
+            head = mlx_python.signature_text(function.python_name, overload)
+            names |= {w for w in _WORD.findall(head) if w in SOURCES}
+            if overloaded:
+                body.append("@overload")
+                names.add("overload")
+            if function.doc:
+                body += [f"{head}:", f"    {docstring(function.doc)}", ""]
+            else:
+                body += [f"{head}: ...", ""]
+    scalar = any("scalar" in _WORD.findall(line) for line in body if line.startswith("def "))
+    if scalar:
+        names.add("TypeAlias")
     lines = [f"# {comment}", f'"""MLX operators of {namespace}, bound by opgen."""', ""]
     for group in IMPORT_GROUPS:
         imports = []
@@ -38,6 +67,8 @@ def stub(ops: Iterable[BoundOperator], namespace: str, comment: str) -> str:
                 imports.append(f"from {module} import {', '.join(imported)}")
         if imports:
             lines += [*imports, ""]
+    if scalar:
+        lines += [SCALAR_ALIAS, ""]
     return "\n".join([*lines, *body]).rstrip("\n") + "\n"
 
 

@@ -1,0 +1,87 @@
+"""Runs MLX's own test_ops.py, with `mx` served by plain mlx.core or by a generated module.
+
+    python mlx_ops_runner.py TESTS_DIR OUT.json [--module NAME]
+
+With `--module`, every public function of the module NAME (importable from
+the current sys.path) replaces mlx.core's function of that name in the `mx`
+the tests import; everything else is mlx.core's. The outcome of each test
+(`pass`, `fail`, `error`, `skip`) is written to OUT.json as a mapping from
+the test's id. Run in a process of its own: it replaces `mlx.core` in
+sys.modules.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+import types
+import unittest
+
+
+def serve(module_name: str) -> list[str]:
+    """Make `import mlx.core` give mlx.core with the module's functions; their names."""
+    import mlx
+    import mlx.core as real
+
+    generated = importlib.import_module(module_name)
+    names = sorted(
+        n for n in vars(generated) if not n.startswith("_") and callable(getattr(generated, n))
+    )
+    proxy = types.ModuleType("mlx.core", real.__doc__)
+    proxy.__dict__.update({k: v for k, v in vars(real).items() if k not in ("__name__", "__doc__")})
+    for name in names:
+        setattr(proxy, name, getattr(generated, name))
+    sys.modules["mlx.core"] = proxy
+    mlx.core = proxy  # type: ignore[attr-defined]
+    return names
+
+
+class _Outcomes(unittest.TextTestResult):
+    outcomes: dict[str, str]
+
+    def startTestRun(self) -> None:
+        self.outcomes = {}
+        super().startTestRun()
+
+    def addSuccess(self, test: unittest.TestCase) -> None:
+        super().addSuccess(test)
+        self.outcomes.setdefault(test.id(), "pass")
+
+    def addFailure(self, test: unittest.TestCase, err: object) -> None:  # type: ignore[override]
+        super().addFailure(test, err)  # type: ignore[arg-type]
+        self.outcomes[test.id()] = "fail"
+
+    def addError(self, test: unittest.TestCase, err: object) -> None:  # type: ignore[override]
+        super().addError(test, err)  # type: ignore[arg-type]
+        self.outcomes[test.id()] = "error"
+
+    def addSkip(self, test: unittest.TestCase, reason: str) -> None:
+        super().addSkip(test, reason)
+        self.outcomes[test.id()] = "skip"
+
+    def addSubTest(self, test: unittest.TestCase, subtest: unittest.TestCase, err: object) -> None:  # type: ignore[override]
+        super().addSubTest(test, subtest, err)  # type: ignore[arg-type]
+        if err is not None:
+            self.outcomes[test.id()] = "fail"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("tests")
+    parser.add_argument("out")
+    parser.add_argument("--module")
+    args = parser.parse_args()
+    served = serve(args.module) if args.module else []
+    sys.path.insert(0, args.tests)
+    suite = unittest.defaultTestLoader.loadTestsFromName("test_ops")
+    runner = unittest.TextTestRunner(resultclass=_Outcomes, verbosity=0, stream=sys.stderr)
+    result = runner.run(suite)
+    assert isinstance(result, _Outcomes)
+    with open(args.out, "w") as f:
+        json.dump({"served": served, "outcomes": result.outcomes}, f, indent=1, sort_keys=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,277 @@
+"""`opgen mlx`: which derivatives file it reads, whose files it overwrites, and where the
+C++ it writes sends a compiler (`#line`) and a linker (every symbol resolved).
+
+Spec files in, the exit status and the exact diagnostics or generated lines out. What
+these become when compiled is tests/examples/test_mlx_findings.py.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+
+from opgen.cli import main
+from opgen.diagnostics import Location
+from opgen.spec.mlx.model import GradFormula
+from opgen.targets.mlx.build_files import cmake_file
+from opgen.targets.mlx.layout import formula_lines
+
+SPEC = """\
+- namespace: lib
+  module: _lib
+- func: lib::scale(Tensor x, float alpha) -> Tensor
+"""
+DERIVATIVES = """\
+- name: lib::scale(Tensor x, float alpha) -> Tensor
+  x: multiply(grad, array(alpha, grad.dtype()), s)
+"""
+# A derivatives file that fails if it is read.
+UNREADABLE = "- name: lib::no_such_op\n  x: grad\n"
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    status = main(list(argv), out, err)
+    return status, out.getvalue(), err.getvalue()
+
+
+def write(path: Path, text: str) -> str:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return str(path)
+
+
+def summary(out: Path, formulas: int, written: int = 5) -> str:
+    return (
+        f"_lib: 1 operators (0 primitives, {formulas} with gradient formulas): 5 files in "
+        f"{out}, wrote {written}\n"
+    )
+
+
+# -- which derivatives file ----------------------------------------------------------------
+
+
+def test_the_derivatives_beside_the_spec_are_read_by_default(tmp_path: Path) -> None:
+    spec = write(tmp_path / "spec.yaml", SPEC)
+    write(tmp_path / "derivatives.yaml", DERIVATIVES)
+    assert run("mlx", spec, "-o", str(tmp_path / "out")) == (0, summary(tmp_path / "out", 1), "")
+
+
+def test_no_derivatives_reads_none(tmp_path: Path) -> None:
+    spec = write(tmp_path / "spec.yaml", SPEC)
+    write(tmp_path / "derivatives.yaml", UNREADABLE)
+    out = tmp_path / "out"
+    assert run("mlx", spec, "-o", str(out), "--no-derivatives") == (0, summary(out, 0), "")
+    assert run("check", "--mlx", spec, "--no-derivatives") == (0, f"{spec}: ok: 1 operators\n", "")
+
+
+def test_derivatives_reads_that_file_instead(tmp_path: Path) -> None:
+    spec = write(tmp_path / "spec.yaml", SPEC)
+    write(tmp_path / "derivatives.yaml", UNREADABLE)
+    given = write(tmp_path / "grads" / "scale.yaml", DERIVATIVES)
+    out = tmp_path / "out"
+    assert run("mlx", spec, "-o", str(out), "--derivatives", given) == (0, summary(out, 1), "")
+    assert run("check", "--mlx", spec, "--derivatives", given) == (
+        0,
+        f"{spec}: ok: 1 operators\n",
+        "",
+    )
+    # Without either flag, the file beside the spec is the one read.
+    assert run("check", "--mlx", spec) == (
+        1,
+        "",
+        f"{tmp_path}/derivatives.yaml:1:9: error: derivatives entry for 'no_such_op', which "
+        "is not in the spec\n"
+        "  - name: lib::no_such_op\n"
+        "          ^~~~~~~~~~~~~~~\n",
+    )
+
+
+def test_a_missing_derivatives_file_is_located(tmp_path: Path) -> None:
+    spec = write(tmp_path / "spec.yaml", SPEC)
+    missing = str(tmp_path / "nowhere.yaml")
+    expected = (1, "", f"{missing}:1: error: no such file\n")
+    assert run("mlx", spec, "-o", str(tmp_path / "out"), "--derivatives", missing) == expected
+    assert run("check", "--mlx", spec, "--derivatives", missing) == expected
+    assert not (tmp_path / "out").exists()
+
+
+def test_both_derivatives_flags_are_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    spec = write(tmp_path / "spec.yaml", SPEC)
+    given = write(tmp_path / "d.yaml", DERIVATIVES)
+    out = str(tmp_path / "out")
+    assert run("mlx", spec, "-o", out, "--derivatives", given, "--no-derivatives")[0] == 2
+    assert capsys.readouterr().err.endswith(
+        "opgen mlx: error: argument --no-derivatives: not allowed with argument --derivatives\n"
+    )
+    assert run("check", "--mlx", spec, "--derivatives", given, "--no-derivatives") == (
+        2,
+        "",
+        "opgen check: error: --derivatives and --no-derivatives contradict each other\n",
+    )
+    assert run("check", "--no-derivatives") == (
+        2,
+        "",
+        "opgen check: error: --no-derivatives is for an MLX spec (--mlx)\n",
+    )
+
+
+# -- whose files -----------------------------------------------------------------------------
+
+OTHER_MODULE = SPEC.replace("module: _lib", "module: other")
+FILES = ["_lib.cmake", "_lib.pyi", "_lib_bindings.cpp", "lib_ops.cpp", "lib_ops.h"]
+
+
+def test_every_file_names_its_spec_and_module(tmp_path: Path) -> None:
+    spec = write(tmp_path / "specs" / "spec.yaml", SPEC)
+    out = tmp_path / "out"
+    assert run("mlx", spec, "-o", str(out))[0] == 0
+    comment = "@generated by opgen mlx from spec.yaml (module _lib, spec ../specs/spec.yaml)"
+    firsts = {p.name: p.read_text().partition("\n")[0] for p in sorted(out.iterdir())}
+    assert firsts == {
+        name: ("# " if name.endswith((".cmake", ".pyi")) else "// ") + comment + "; do not edit."
+        for name in FILES
+    }
+
+
+def test_a_second_spec_of_the_namespace_does_not_overwrite_the_first(tmp_path: Path) -> None:
+    first = write(tmp_path / "a" / "spec.yaml", SPEC)
+    second = write(tmp_path / "b" / "spec.yaml", OTHER_MODULE)
+    out = tmp_path / "out"
+    assert run("mlx", first, "-o", str(out))[0] == 0
+    header = (out / "lib_ops.h").read_text()
+    assert run("mlx", second, "-o", str(out)) == (
+        1,
+        "",
+        f"{out}/lib_ops.h:1: error: lib_ops.h and lib_ops.cpp were generated by opgen mlx from "
+        f"{first} (module '_lib'); generating {second} (module 'other') into the same "
+        "directory would overwrite them: give each spec its own output directory, or its own "
+        "namespace and module\n"
+        "  // @generated by opgen mlx from spec.yaml (module _lib, spec ../a/spec.yaml); do not "
+        "edit.\n",
+    )
+    assert (out / "lib_ops.h").read_text() == header
+    assert sorted(p.name for p in out.iterdir()) == FILES  # nothing of the second's written
+
+
+def test_a_second_spec_of_the_module_does_not_overwrite_the_first(tmp_path: Path) -> None:
+    first = write(tmp_path / "a" / "spec.yaml", SPEC)
+    second = write(
+        tmp_path / "b" / "spec.yaml", SPEC.replace("lib", "lib2").replace("_lib2", "_lib")
+    )
+    out = tmp_path / "out"
+    assert run("mlx", first, "-o", str(out))[0] == 0
+    assert run("mlx", second, "-o", str(out), "--dry-run") == (
+        1,
+        "",
+        f"{out}/_lib_bindings.cpp:1: error: _lib_bindings.cpp, _lib.pyi and _lib.cmake were "
+        f"generated by opgen mlx from {first} (module '_lib'); generating {second} (module "
+        "'_lib') into the same directory would overwrite them: give each spec its own output "
+        "directory, or its own namespace and module\n"
+        "  // @generated by opgen mlx from spec.yaml (module _lib, spec ../a/spec.yaml); do not "
+        "edit.\n",
+    )
+    assert run("mlx", second, "-o", str(out), "--list-files")[0] == 0  # a listing writes nothing
+
+
+def test_the_same_spec_for_another_module_does_not_overwrite_it(tmp_path: Path) -> None:
+    spec = write(tmp_path / "spec.yaml", SPEC)
+    out = tmp_path / "out"
+    assert run("mlx", spec, "-o", str(out))[0] == 0
+    status, _, err = run("mlx", spec, "-o", str(out), "--module", "other")
+    assert status == 1
+    assert err.startswith(
+        f"{out}/lib_ops.h:1: error: lib_ops.h and lib_ops.cpp were generated by opgen mlx from "
+        f"{spec} (module '_lib'); generating {spec} (module 'other') into"
+    )
+
+
+def test_the_same_spec_regenerates_however_it_is_named(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    write(tmp_path / "spec.yaml", SPEC)
+    out = tmp_path / "out"
+    assert run("mlx", str(tmp_path / "spec.yaml"), "-o", str(out))[0] == 0
+    monkeypatch.chdir(tmp_path)
+    assert run("mlx", "spec.yaml", "-o", "out") == (0, summary(Path("out"), 0, written=0), "")
+    (tmp_path / "link.yaml").symlink_to(tmp_path / "spec.yaml")
+    assert run("mlx", "link.yaml", "-o", "out")[0] == 0  # the same file: its files, renamed
+
+
+def test_a_spec_that_is_gone_leaves_its_files_to_the_next(tmp_path: Path) -> None:
+    """Renamed, the spec regenerates its files under its new name."""
+    old = tmp_path / "old.yaml"
+    write(old, SPEC)
+    out = tmp_path / "out"
+    assert run("mlx", str(old), "-o", str(out))[0] == 0
+    new = tmp_path / "new.yaml"
+    old.rename(new)
+    assert run("mlx", str(new), "-o", str(out)) == (0, summary(out, 0), "")
+
+
+# -- what the compiler and the linker are told ------------------------------------------------
+
+
+def test_formulas_are_placed_where_the_spec_has_them() -> None:
+    def placed(formula: str, location: Location) -> list[str]:
+        return formula_lines(GradFormula("x", formula, location), ",")
+
+    # A plain scalar, read as written: its line and column.
+    assert placed("neg(grad)", Location("s.yaml", 7, 8, 9)) == [
+        '#line 7 "s.yaml"',
+        "       neg(grad),",
+        "#line OPGEN_GENERATED_LINE",
+    ]
+    # A `|` block: its lines, from the line after the key.
+    assert placed("neg(\n  grad)\n", Location("s.yaml", 7, 8)) == [
+        '#line 8 "s.yaml"',
+        "neg(",
+        "  grad),",
+        "#line OPGEN_GENERATED_LINE",
+    ]
+    # Folded (`>`) or wrapped: its first line, where its line breaks were.
+    assert placed("neg( grad)", Location("s.yaml", 7, 8)) == [
+        '#line 7 "s.yaml"',
+        "neg( grad),",
+        "#line OPGEN_GENERATED_LINE",
+    ]
+
+
+def test_the_generated_source_points_at_the_formula_and_back(tmp_path: Path) -> None:
+    spec = write(tmp_path / "spec.yaml", SPEC)
+    derivatives = write(tmp_path / "derivatives.yaml", DERIVATIVES)
+    out = tmp_path / "out"
+    assert run("mlx", spec, "-o", str(out))[0] == 0
+    lines = (out / "lib_ops.cpp").read_text().split("\n")
+    at = lines.index(f'#line 2 "{derivatives}"')
+    assert lines[at - 1 : at + 4] == [
+        "    vjps.push_back(opgen_sum_to_input(",
+        f'#line 2 "{derivatives}"',
+        "     multiply(grad, array(alpha, grad.dtype()), s),",
+        f'#line {at + 4} "{out}/lib_ops.cpp"',  # line numbers count from 1
+        "        primals[0], \"scale: the gradient formula for 'x'\", s));",
+    ]
+
+
+def test_the_module_links_with_every_symbol_resolved() -> None:
+    cmake = cmake_file("_lib", ["lib_ops.cpp"], "lib_ops.h", "c")
+    assert (
+        '  if(CMAKE_SYSTEM_NAME STREQUAL "Linux" AND OPGEN_PYTHON_SHARED_LIBRARY)\n'
+        '    target_link_libraries(${target} PRIVATE "${OPGEN_PYTHON_SHARED_LIBRARY}")\n'
+        '    target_link_options(${target} PRIVATE "LINKER:--no-undefined")\n'
+        "  elseif(APPLE)\n"
+        '    target_link_options(${target} PRIVATE "LINKER:-undefined,error")\n'
+        "  endif()\n"
+        "endfunction()\n"
+    ) in cmake
+    # The shared libpython the interpreter runs on, or none (a static interpreter).
+    assert (
+        '    COMMAND "${Python_EXECUTABLE}" -c "import os, sysconfig; '
+        "v = sysconfig.get_config_var; \\\n"
+        "      lib = os.path.join(v('LIBDIR') or '', v('INSTSONAME') or ''); \\\n"
+        "      print(lib if v('Py_ENABLE_SHARED') and os.path.isfile(lib) else '')\"\n"
+    ) in cmake
