@@ -136,13 +136,18 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The directory holding the built module."""
     kept = os.environ.get("OPGEN_EXAMPLE_BUILD_DIR")
     work = Path(kept) / "mlx_core" if kept else tmp_path_factory.mktemp("mlx_core")
+    return generate_and_build(EXAMPLE / "mlx_core.yaml", EXAMPLE, work)
+
+
+def generate_and_build(spec: Path, project: Path, work: Path) -> Path:
+    """`opgen mlx` on `spec` into work/generated, then the CMake `project` into
+    work/cmake; the directory holding the module."""
     generated, build = work / "generated", work / "cmake"
-    spec = EXAMPLE / "mlx_core.yaml"
     _run(sys.executable, "-m", "opgen", "mlx", str(spec), "-o", str(generated))
     _run(
         "cmake",
         "-S",
-        str(EXAMPLE),
+        str(project),
         "-B",
         str(build),
         f"-DOPGEN_GENERATED={generated}",
@@ -267,7 +272,7 @@ def test_behaviour_mlx_text_hides(core: ModuleType) -> None:
 
 
 def test_the_stub_passes_mypy_strict(built: Path) -> None:
-    stub = built.parent / "generated" / f"{MODULE}.pyi"
+    stub = built.parent / "generated" / f"{MODULE}.pyi"  # beside the build
     done = subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--no-incremental", str(stub)],
         capture_output=True,
@@ -320,6 +325,8 @@ SPEC_LANGUAGE = """\
   call: zeros(shape, dtype)
 - func: mlx::core::split(Tensor a, int sections, int axis=0) -> Tensor[]
   call: split(a, sections, axis)
+- func: mlx::core::meshgrid(Tensor[] arrays, bool sparse=False, str indexing="xy") -> Tensor[]
+  variadic: arrays
 """
 CMAKE = """\
 cmake_minimum_required(VERSION 3.18)
@@ -334,19 +341,7 @@ def test_the_spec_language_binds_existing_functions_too(tmp_path: Path) -> None:
     one Python `sum`, tried in that order."""
     (tmp_path / "spec.yaml").write_text(SPEC_LANGUAGE)
     (tmp_path / "CMakeLists.txt").write_text(CMAKE)
-    generated, build = tmp_path / "generated", tmp_path / "build"
-    _run(sys.executable, "-m", "opgen", "mlx", str(tmp_path / "spec.yaml"), "-o", str(generated))
-    _run(
-        "cmake",
-        "-S",
-        str(tmp_path),
-        "-B",
-        str(build),
-        f"-DOPGEN_GENERATED={generated}",
-        f"-DPython_EXECUTABLE={sys.executable}",
-        "-DCMAKE_BUILD_TYPE=Release",
-    )
-    _run("cmake", "--build", str(build), "-j", str(os.cpu_count() or 1))
+    build = generate_and_build(tmp_path / "spec.yaml", tmp_path, tmp_path)
     sys.path.insert(0, str(build))
     try:
         import spec_language_ops as ops
@@ -363,3 +358,5 @@ def test_the_spec_language_binds_existing_functions_too(tmp_path: Path) -> None:
     assert len(ops.split(mx.arange(6), 3)) == 3
     with pytest.raises(TypeError):
         ops.add(a=x, b=x)
+    grids = ops.meshgrid(mx.arange(2), mx.arange(3), indexing="ij")
+    assert [g.shape for g in grids] == [(2, 3), (2, 3)]

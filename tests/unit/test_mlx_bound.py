@@ -845,3 +845,114 @@ def test_check_of_bound_functions_alone(tmp_path: Path) -> None:
     )
     spec = tmp_path / "spec.yaml"
     assert check(spec) == (0, f"{spec}: ok: 0 operators, 2 bound functions\n", "")
+
+
+# -- opgen's spec language --------------------------------------------------------------
+
+
+def test_spec_language_overload_names_are_one_function_tried_in_order(tmp_path: Path) -> None:
+    library = read(
+        tmp_path,
+        """\
+        - func: mlx::core::sum(Tensor a, bool keepdims=False) -> Tensor
+          call: sum(a, keepdims)
+          positional_only: [a]
+          doc: The sum.
+        - func: mlx::core::add(Scalar a, Scalar b) -> Tensor
+          promote: [a, b]
+        - func: mlx::core::sum.axes(Tensor a, int[] axis, bool keepdims=False) -> Tensor
+          call: sum(a, axis, keepdims)
+        """,
+    )
+    assert [(f.python_name, len(f.overloads), f.doc) for f in library.functions] == [
+        ("sum", 2, "The sum."),
+        ("add", 1, ""),
+    ]
+    first, second = library.functions[0].overloads
+    assert parameters(first) == [
+        ("a", ParameterKind.POSITIONAL_ONLY, "array", None),
+        ("keepdims", ParameterKind.POSITIONAL, "bool", "False"),
+        ("stream", ParameterKind.KEYWORD_ONLY, "StreamOrDevice", "None"),
+    ]
+    assert [(p.name, p.type.text) for p in second.parameters[:2]] == [
+        ("a", "array"),
+        ("axis", "Sequence[int]"),
+    ]
+    (add,) = library.functions[1].overloads
+    assert [p.type.text for p in add.parameters] == [
+        "scalar | array",
+        "scalar | array",
+        "StreamOrDevice",
+    ]
+    assert (add.function, add.promote) == ("add", ("a", "b"))
+
+
+def test_spec_language_types_shapes_pairs_and_returns(tmp_path: Path) -> None:
+    (f,) = read(
+        tmp_path,
+        """\
+        - func: mlx::core::f(SymInt[] shape, int[2] pair, int[3] triple, ScalarType? dtype=None, Scalar? fill=None) -> (Tensor, Tensor)
+          code: g(shape, pair, triple, dtype, fill, s)
+        """,  # noqa: E501
+    ).functions
+    (o,) = f.overloads
+    assert [p.type.text for p in o.parameters] == [
+        "Sequence[int]",
+        "tuple[int, int]",
+        "tuple[int, int, int]",
+        "Dtype | None",
+        "scalar | array | None",
+        "StreamOrDevice",
+    ]
+    assert o.parameters[0].type.alternatives == (Leaf.SHAPE,)
+    assert o.returns == "tuple[array, array]"
+
+
+def test_spec_language_variadic_argument(tmp_path: Path) -> None:
+    o = overload(
+        tmp_path,
+        """\
+        - func: mlx::core::meshgrid(Tensor[] arrays, bool sparse=False, str indexing="xy") -> Tensor[]
+          variadic: arrays
+          call: meshgrid(arrays, sparse, indexing)
+        """,  # noqa: E501
+    )
+    assert parameters(o) == [
+        ("arrays", ParameterKind.VARIADIC, "array", None),
+        ("sparse", ParameterKind.KEYWORD_ONLY, "bool", "False"),
+        ("indexing", ParameterKind.KEYWORD_ONLY, "str", '"xy"'),
+        ("stream", ParameterKind.KEYWORD_ONLY, "StreamOrDevice", "None"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        (
+            "- func: mlx::core::f(Tensor a, Tensor b) -> Tensor\n  positional_only: [b]\n",
+            "'positional_only:' lists the first arguments in order, and argument 1 is 'a'",
+        ),
+        (
+            "- func: mlx::core::f(Tensor a) -> Tensor\n  variadic: a\n",
+            "'variadic:' names a positional 'Tensor[]' argument without a default, which "
+            "Python takes as '*a'",
+        ),
+        (
+            "- func: mlx::core::f(Generator g) -> Tensor\n  call: f(g)\n",
+            "type 'Generator' has no meaning in a bound MLX function",
+        ),
+        (
+            "- func: mlx::core::f(Tensor a) -> float\n  call: f(a)\n",
+            "returns (float): a bound function returns 'Tensor', 'Tensor[]', several "
+            "'Tensor's, 'bool', 'int' or '()'",
+        ),
+        (
+            "- func: mlx::core::f(Tensor a) -> Tensor\n  call: f(a)\n  grad: {a: grad}\n",
+            "'grad:' is not for a bound function",
+        ),
+    ],
+)
+def test_spec_language_bound_errors(tmp_path: Path, entry: str, message: str) -> None:
+    with pytest.raises(SpecError) as caught:
+        read(tmp_path, entry)
+    assert message in str(caught.value)

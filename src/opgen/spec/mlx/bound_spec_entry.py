@@ -23,7 +23,9 @@ number or an array, converted as MLX converts one: `scalar | array`), `int`,
 (axes), `SymInt[]` (a shape, checked into 32 bits), `int[2]`, `int[3]` (a pair,
 a triple). Returns: `Tensor`, `Tensor[]`, several `Tensor`s, `bool`, `int`,
 `()`. Every function takes MLX's keyword-only `stream`; `positional_only:`
-lists its first arguments that Python takes by position only.
+lists its first arguments that Python takes by position only, and `variadic:`
+names a `Tensor[]` argument that Python takes as `*arrays` (the arguments
+after it keyword-only).
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from opgen.spec.yaml.load import YamlList, YamlMap
 from opgen.spec.yaml.located import written
 
 FUNC = "func"
-BOUND_SPEC_KEYS = ("call", "code", "promote", "positional_only")
+BOUND_SPEC_KEYS = ("call", "code", "promote", "positional_only", "variadic")
 _TYPES: Mapping[str, tuple[Leaf, bool]] = {
     "Tensor": (Leaf.ARRAY, False),
     "Tensor?": (Leaf.ARRAY, True),
@@ -124,6 +126,7 @@ def read_bound_spec_entry(entry: YamlMap) -> SpecBound:
     if func.arguments.out:
         raise SpecError("a bound function has no out= arguments", text.location)
     first_only = _positional_only(entry, [a.name for a in func.arguments.flat_positional])
+    variadic = _variadic(entry, func)
     parameters: list[PyParameter] = []
     for i, a in enumerate(func.arguments.flat_all):
         offset, length = func.span(a)
@@ -141,7 +144,11 @@ def read_bound_spec_entry(entry: YamlMap) -> SpecBound:
                 default = parse_default(a.default, type)
             except SchemaError as error:
                 raise SpecError(error.message, at) from None
-        if a in func.arguments.flat_kwarg_only:
+        if a.name == variadic:
+            kind, type = ParameterKind.VARIADIC, PyType((Leaf.ARRAY,), optional=False)
+        elif a in func.arguments.flat_kwarg_only or any(
+            p.kind is ParameterKind.VARIADIC for p in parameters
+        ):
             kind = ParameterKind.KEYWORD_ONLY
         elif i < first_only:
             kind = ParameterKind.POSITIONAL_ONLY
@@ -186,6 +193,23 @@ def _positional_only(entry: YamlMap, positional: list[str]) -> int:
                 listed.item_locations[i],
             )
     return len(listed)
+
+
+def _variadic(entry: YamlMap, func: FunctionSchema) -> str | None:
+    """The `Tensor[]` argument `variadic:` names, which Python takes as `*name`."""
+    if "variadic" not in entry:
+        return None
+    name = entry["variadic"]
+    at = entry.value_location("variadic")
+    positional = {a.name: a for a in func.arguments.flat_positional}
+    argument = positional.get(str(name))
+    if argument is None or str(argument.type) != "Tensor[]" or argument.default is not None:
+        raise SpecError(
+            f"'variadic:' names a positional 'Tensor[]' argument without a default, which "
+            f"Python takes as '*{name}'",
+            at,
+        )
+    return argument.name
 
 
 def _returns(types: list[str], at: Location) -> str:
