@@ -22,7 +22,6 @@ Where `os.fork` does not exist, or with one worker, the tasks run here in order.
 from __future__ import annotations
 
 import os
-import pickle
 import struct
 import sys
 from collections.abc import Callable, Sequence
@@ -114,6 +113,8 @@ def _fork_child(
             os.close(sibling_read)
         results, failures = _take_tasks(tasks, queue_read)
         sendable = {i: _sendable(e) for i, e in failures.items()}
+        import pickle  # only where a run forks: a run in one process does not pay for it
+
         with os.fdopen(result_write, "wb") as out:
             pickle.dump((results, sendable), out, pickle.HIGHEST_PROTOCOL)
         status = 0
@@ -135,6 +136,8 @@ def _take_tasks(
 
 
 def _sendable(error: BaseException) -> BaseException:
+    import pickle
+
     try:
         pickle.dumps(error)
         return error
@@ -150,6 +153,8 @@ def _collect(pid: int, result_read: int) -> tuple[dict[int, R], dict[int, BaseEx
         data = source.read()
     _, status = os.waitpid(pid, 0)
     if status == 0 and data:
+        import pickle
+
         results, failures = pickle.loads(data)
         return results, failures
     # The child died before sending anything (killed, out of memory): the tasks it

@@ -25,7 +25,6 @@ that is not C++ names.
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Collection, Mapping
 from typing import TypeVar
 
@@ -160,7 +159,7 @@ class _KernelsReader:
         for i, dtype in enumerate(listed):
             where = listed.item_locations[i]
             if not isinstance(dtype, str) or dtype not in DTYPE_CODES:
-                close = difflib.get_close_matches(str(dtype), DTYPE_CODES, n=1)
+                close = _close_matches(str(dtype), DTYPE_CODES, n=1)
                 hint = f"did you mean '{close[0]}'? " if close else ""
                 self.error(
                     f"'{dtype}' is not a dtype a kernel key can name; {hint}they are "
@@ -207,7 +206,7 @@ class _KernelsReader:
         """The kernel `kernel_name:` names; None after an error."""
         unknown = [key for key in item if key not in KERNEL_KEYS]
         for key in unknown:
-            close = difflib.get_close_matches(str(key), KERNEL_KEYS, n=1)
+            close = _close_matches(str(key), KERNEL_KEYS, n=1)
             hint = f"did you mean '{close[0]}'? " if close else ""
             self.error(
                 f"unknown key '{key}' in a kernel; {hint}a kernel has 'arg_meta:' and "
@@ -301,7 +300,7 @@ class _KernelsReader:
             return None
         arguments = [] if self.func is None else [a.name for a in self.func.arguments.flat_all]
         if self.func is not None and name not in arguments:
-            close = difflib.get_close_matches(name, arguments, n=1)
+            close = _close_matches(name, arguments, n=1)
             hint = f"did you mean '{close[0]}'? " if close else ""
             self.error(
                 f"'{name}' is not an argument of '{self.func.name}'; {hint}its arguments are "
@@ -348,3 +347,11 @@ def _flow(items: object) -> str:
     """A list as YAML's flow style writes it: `[0, 0, 3]`."""
     assert isinstance(items, list)
     return "[" + ", ".join(str(i) for i in items) + "]"
+
+
+def _close_matches(word: str, candidates: Collection[str], n: int) -> list[str]:
+    """difflib's suggestions, imported only when a diagnostic needs one (a clean run of
+    `opgen executorch` does not pay for the module)."""
+    import difflib
+
+    return difflib.get_close_matches(word, candidates, n=n)

@@ -198,11 +198,8 @@ def parse_returns(text: str) -> str:
     shown = canonical.replace(",", ", ").replace("|", " | ")
     if shown not in RETURNS:
         raise SchemaError(
-            f"return type '{text}' is not one a bound MLX function has ("
-            + ", ".join(
-                sorted(RETURNS - {f"tuple[{', '.join(['array'] * n)}]" for n in range(3, 9)})
-            )
-            + ")",
+            f"return type '{text}' is not one a bound MLX function has (array, list[array], "
+            "array | list[array], a tuple of 2 to 8 arrays, tuple[array, ...], bool, int, None)",
             0,
             max(len(text), 1),
         )
