@@ -10,7 +10,7 @@ returns is immutable and fully validated: emitters trust it.
 from __future__ import annotations
 
 import keyword
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Callable, Mapping, Sequence, Set
 from dataclasses import field
 from types import MappingProxyType
 
@@ -226,19 +226,7 @@ def _entries(doc: YamlDocument) -> list[YamlMap]:
 
 def _check_across_entries(functions: list[NativeFunction], only_names: bool = False) -> None:
     """The rules that relate entries; `only_names`: only that names are unique."""
-    errors: list[Diagnostic] = []
-    by_name: dict[OperatorName, NativeFunction] = {}
-    by_base: dict[BaseOperatorName, list[NativeFunction]] = {}
-    for f in functions:
-        first = by_name.setdefault(f.func.name, f)
-        if first is not f:
-            errors.append(
-                Diagnostic(
-                    f.location_of("func"),
-                    f"operator '{f.func.name}' is already defined on line {first.loc.line}",
-                )
-            )
-        by_base.setdefault(f.func.name.name, []).append(f)
+    by_name, by_base, errors = index_entries(functions, _already_defined)
     if only_names:
         if errors:
             raise SpecError.of(_limited(errors))
@@ -246,6 +234,34 @@ def _check_across_entries(functions: list[NativeFunction], only_names: bool = Fa
     errors.extend(rules_between_entries(functions, by_name, by_base))
     if errors:
         raise SpecError.of(_limited(errors))
+
+
+def _already_defined(f: NativeFunction, first: NativeFunction) -> Diagnostic:
+    return Diagnostic(
+        f.location_of("func"),
+        f"operator '{f.func.name}' is already defined on line {first.loc.line}",
+    )
+
+
+def index_entries(
+    functions: Sequence[NativeFunction],
+    duplicate: Callable[[NativeFunction, NativeFunction], Diagnostic],
+) -> tuple[
+    dict[OperatorName, NativeFunction],
+    dict[BaseOperatorName, list[NativeFunction]],
+    list[Diagnostic],
+]:
+    """The entries by name and by base name, and `duplicate(f, first)` for each entry
+    whose name an earlier one has (the first is kept)."""
+    errors: list[Diagnostic] = []
+    by_name: dict[OperatorName, NativeFunction] = {}
+    by_base: dict[BaseOperatorName, list[NativeFunction]] = {}
+    for f in functions:
+        first = by_name.setdefault(f.func.name, f)
+        if first is not f:
+            errors.append(duplicate(f, first))
+        by_base.setdefault(f.func.name.name, []).append(f)
+    return by_name, by_base, errors
 
 
 def rules_between_entries(

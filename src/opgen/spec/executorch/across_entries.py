@@ -13,21 +13,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from opgen.diagnostics import Diagnostic
-from opgen.spec.model import rules_between_entries
+from opgen.spec.model import index_entries, rules_between_entries
 from opgen.spec.native import NativeFunction
-from opgen.spec.schema import BaseOperatorName, OperatorName
 
 
 def check_across_entries(functions: Sequence[NativeFunction]) -> list[Diagnostic]:
     """Every error between the operators of one file."""
-    errors: list[Diagnostic] = []
-    by_name: dict[OperatorName, NativeFunction] = {}
-    by_base: dict[BaseOperatorName, list[NativeFunction]] = {}
-    for f in functions:
-        first = by_name.setdefault(f.func.name, f)
-        if first is not f:
-            errors.append(_duplicate(f, first))
-        by_base.setdefault(f.func.name.name, []).append(f)
+    by_name, by_base, errors = index_entries(functions, _duplicate)
     errors.extend(rules_between_entries(functions, by_name, by_base))
     return errors
 
