@@ -109,6 +109,8 @@ def frozen_child(side: str, native: str, tags: str, modules: list[str]) -> dict[
 
         stand_in = types.ModuleType("opgen.frozen")
         stand_in.frozen = frozen  # type: ignore[attr-defined]
+        for name in ("field", "fields", "replace", "Field", "MISSING", "FrozenInstanceError"):
+            setattr(stand_in, name, getattr(dataclasses, name))
         sys.modules["opgen.frozen"] = stand_in
         opgen.frozen = stand_in
     import importlib
@@ -408,6 +410,7 @@ def opgen_modules() -> list[str]:
 def bench_frozen(rounds: int, native: str, tags: str) -> str:
     import dataclasses
 
+    from opgen.frozen import field as opgen_field
     from opgen.frozen import frozen
 
     print("frozen: opgen.frozen (opgen) against dataclasses.dataclass(frozen=True) (library)")
@@ -435,7 +438,8 @@ def bench_frozen(rounds: int, native: str, tags: str) -> str:
         per_call({side: _defining(decorate) for side, decorate in decorators.items()}, 20, repeat),
     )
     batch = 1000  # instances per call
-    made = {side: _shapes(decorate) for side, decorate in decorators.items()}
+    field_of = {"ours": opgen_field, "theirs": dataclasses.field}
+    made = {side: _shapes(decorate, field_of[side]) for side, decorate in decorators.items()}
     construct = []
     for shape, name in enumerate(("OptionalType (1 field)", "Annotation (3)", "Argument (4+2)")):
         calls = {side: _constructing(classes[shape], batch) for side, classes in made.items()}
@@ -479,10 +483,9 @@ def _defining(decorate: Callable[[type], type]) -> Callable[[], type]:
     return define
 
 
-def _shapes(decorate: Callable[[type], type]) -> list[Any]:
+def _shapes(decorate: Callable[[type], type], field: Any) -> list[Any]:
     """Classes shaped like opgen's OptionalType, Annotation and Argument (spec/types.py,
-    spec/arguments.py)."""
-    import dataclasses
+    spec/arguments.py), their fields declared with `field` (each side's own)."""
 
     class OptionalType:
         elem: object
@@ -497,8 +500,8 @@ def _shapes(decorate: Callable[[type], type]) -> list[Any]:
         type: object
         default: str | None
         annotation: object | None
-        is_write: bool = dataclasses.field(init=False, repr=False, compare=False)
-        text: str = dataclasses.field(init=False, repr=False, compare=False)
+        is_write: bool = field(init=False, repr=False, compare=False)
+        text: str = field(init=False, repr=False, compare=False)
 
         def __post_init__(self) -> None:
             values = self.__dict__  # derived fields, set as opgen's Argument sets them

@@ -38,12 +38,11 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import field
 from itertools import chain, repeat
 from types import MappingProxyType
 
 from opgen.diagnostics import Diagnostic, Location
-from opgen.frozen import frozen
+from opgen.frozen import field, frozen
 
 __all__ = ["Placeholder", "Template", "TemplateKeyError"]
 

@@ -1,23 +1,25 @@
-"""`@frozen` behaves as `@dataclass(frozen=True)` does, for everything opgen uses."""
+"""`@frozen` behaves as `@dataclass(frozen=True)` does, for everything opgen uses, without
+importing `dataclasses`; `dataclasses`' own functions work on its classes."""
 
 from __future__ import annotations
 
 import copy
 import dataclasses
 import pickle
-from dataclasses import FrozenInstanceError, dataclass, field
-from typing import Any
+import subprocess
+import sys
+from typing import Any, ClassVar
 
 import pytest
 
 from opgen.cached import cached
-from opgen.frozen import frozen
+from opgen.frozen import FrozenInstanceError, field, fields, frozen, replace
 
 
 def _pair(**options: Any) -> tuple[type[Any], type[Any]]:
-    """The same class body made by `dataclasses` and by `frozen`."""
+    """The same class body made by `dataclasses` and by `frozen`, each with its `field`."""
 
-    def body() -> type:
+    def body(field: Any) -> type:
         class Point:
             """A point."""
 
@@ -28,7 +30,8 @@ def _pair(**options: Any) -> tuple[type[Any], type[Any]]:
 
         return Point
 
-    return dataclass(frozen=True, **options)(body()), frozen(**options)(body())
+    theirs: type[Any] = dataclasses.dataclass(frozen=True, **options)(body(dataclasses.field))
+    return theirs, frozen(**options)(body(field))
 
 
 @pytest.mark.parametrize("slots", [False, True])
@@ -42,10 +45,70 @@ def test_constructs_compares_hashes_and_prints_as_dataclasses_does(slots: bool) 
     assert ours(1) != ours(1, 3)
     assert hash(ours(1, tags=("a",))) == hash(ours(1, tags=("a",)))
     assert ours(1) != theirs(1)  # different classes are never equal
-    assert [f.name for f in dataclasses.fields(ours)] == ["x", "y", "tags", "label"]
-    assert ours.__match_args__ == ("x", "y", "tags", "label")
-    assert dataclasses.replace(ours(1), y=5) == ours(1, 5)
+    assert [f.name for f in fields(ours)] == ["x", "y", "tags", "label"]
+    assert ours.__match_args__ == theirs.__match_args__ == ("x", "y", "tags", "label")
+    assert replace(ours(1), y=5) == ours(1, 5)
     assert ("__slots__" in ours.__dict__) is slots
+    if not slots:  # with slots, the class attributes are the slots
+        assert ours.y == theirs.y == 2 and ours.label == theirs.label == "p"
+
+
+@pytest.mark.parametrize("slots", [False, True])
+def test_dataclasses_functions_work_on_frozen_classes(slots: bool) -> None:
+    theirs, ours = _pair(slots=slots)
+    assert [f.name for f in dataclasses.fields(ours)] == ["x", "y", "tags", "label"]
+    assert [f.name for f in dataclasses.fields(ours(1))] == ["x", "y", "tags", "label"]
+    assert dataclasses.replace(ours(1), y=5) == ours(1, 5)
+    assert dataclasses.asdict(ours(1)) == dataclasses.asdict(theirs(1))
+    label = dataclasses.fields(ours)[3]
+    assert (label.default, label.compare, label.repr) == ("p", False, False)
+    assert dataclasses.is_dataclass(ours(1)) and dataclasses.is_dataclass(ours)
+
+
+def test_importing_frozen_does_not_import_dataclasses() -> None:
+    code = "import sys, opgen.frozen, opgen.spec.model; print('dataclasses' in sys.modules)"
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert run.stdout == "False\n", run.stderr
+
+
+def test_replace_refuses_fields_outside_init() -> None:
+    @frozen
+    class Sized:
+        items: tuple[int, ...]
+        count: int = field(default=0, init=False)
+
+    assert replace(Sized((1,)), items=(2,)) == Sized((2,))
+    with pytest.raises(ValueError, match="field count is declared with init=False"):
+        replace(Sized(()), count=1)
+    with pytest.raises(TypeError, match="frozen class or instance"):
+        fields(object())
+
+
+def test_class_variables_are_not_fields() -> None:
+    @frozen
+    class Counted:
+        limit: ClassVar[int] = 3
+        name: str
+
+    assert [f.name for f in fields(Counted)] == ["name"] and Counted.limit == 3
+
+
+def test_rejects_what_dataclasses_rejects() -> None:
+    with pytest.raises(ValueError, match="mutable default <class 'list'> for field items"):
+
+        @frozen
+        class Listed:
+            items: list[int] = []  # noqa: RUF012
+
+    with pytest.raises(TypeError, match="non-default argument 'b' follows default argument"):
+
+        @frozen
+        class Ordered:
+            a: int = 0
+            b: int  # type: ignore[misc]
+
+    with pytest.raises(ValueError, match="cannot specify both default and default_factory"):
+        field(default=1, default_factory=int)  # type: ignore[call-overload]
 
 
 @pytest.mark.parametrize("slots", [False, True])
@@ -144,7 +207,7 @@ def test_keyword_only_fields_follow_the_positional_ones() -> None:
 
     assert Options("a", 1, verbose=True) == Options(name="a", level=1, verbose=True)
     with pytest.raises(TypeError):
-        Options("a", 1, True)  # type: ignore[misc]
+        Options("a", 1, True)  # type: ignore[call-arg]
     assert Options.__doc__ == "Options(name, level=0, *, verbose=False)"
 
 

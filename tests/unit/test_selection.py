@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -10,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from opgen.diagnostics import SpecError
+from opgen.frozen import FrozenInstanceError
 from opgen.spec.native import NativeFunction
 from opgen.spec.selection import (
     OperatorSelection,
@@ -226,7 +226,7 @@ def test_native_function_names(function_of: Callable[[str], NativeFunction]) -> 
 
 def test_selection_is_immutable(load: Load) -> None:
     s = load("operators: {aten::add: {}}")
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(FrozenInstanceError):
         s.include_all_operators = True  # type: ignore[misc]
     with pytest.raises(TypeError):
         s.operators["aten::mul"] = SelectedOperator("aten::mul")  # type: ignore[index]

@@ -22,12 +22,11 @@ constant arguments.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import field, replace
 
 from opgen.api import cpp_literals, pyi
 from opgen.api.types import BindingMemo
 from opgen.cached import cached
-from opgen.frozen import frozen
+from opgen.frozen import field, frozen, replace
 from opgen.spec.arguments import Argument, Arguments, Return
 from opgen.spec.native import NativeFunction
 from opgen.spec.schema import FunctionSchema

@@ -8,7 +8,6 @@ thread-local state come from the function itself (`ArgumentStyle.of`).
 
 from __future__ import annotations
 
-from dataclasses import field
 from typing import TYPE_CHECKING
 
 from opgen.api import cpp
@@ -17,7 +16,7 @@ from opgen.api.dispatcher import DispatcherSignature
 from opgen.api.native import NativeSignature
 from opgen.api.types import ArgumentStyle, BindingMemo, R, Result
 from opgen.cached import cached
-from opgen.frozen import frozen
+from opgen.frozen import field, frozen
 from opgen.spec.backend import BackendMetadata
 from opgen.spec.keys import Variant
 from opgen.spec.native import NativeFunction

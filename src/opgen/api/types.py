@@ -21,12 +21,11 @@ group). Here they are an explicit argument.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from dataclasses import field
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeAlias, TypeVar
 
 from opgen.cached import cached
-from opgen.frozen import frozen
+from opgen.frozen import field, frozen
 
 if TYPE_CHECKING:
     from opgen.spec.arguments import Argument, Return, SelfArgument, TensorOptionsArguments

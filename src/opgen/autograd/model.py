@@ -26,13 +26,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import field
 
 from opgen.api import cpp
 from opgen.api.types import ArgumentStyle, Binding, NamedCType
 from opgen.cached import cached
 from opgen.diagnostics import Location
-from opgen.frozen import frozen
+from opgen.frozen import field, frozen
 from opgen.spec.keys import SchemaKind
 from opgen.spec.native import NativeFunction
 from opgen.spec.schema import FunctionSchema

@@ -10,11 +10,10 @@ keyword-only arguments, always last).
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import field
 from typing import TypeVar
 
 from opgen.cached import cached
-from opgen.frozen import frozen
+from opgen.frozen import field, frozen
 from opgen.spec.syntax import IDENTIFIER, SchemaError, memoized_parse
 from opgen.spec.types import (
     Annotation,

@@ -11,12 +11,11 @@ from __future__ import annotations
 
 import keyword
 from collections.abc import Callable, Mapping, Sequence, Set
-from dataclasses import field
 from types import MappingProxyType
 
 from opgen.cached import cached
 from opgen.diagnostics import Diagnostic, SpecError
-from opgen.frozen import frozen
+from opgen.frozen import field, frozen
 from opgen.releases import NEWEST, Release
 from opgen.spec.arguments import Argument
 from opgen.spec.autogen import PreGroup, derive_functions, pre_group

@@ -13,12 +13,11 @@ entries live in `opgen.spec.model`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import field
 from types import MappingProxyType
 
 from opgen.cached import cached
 from opgen.diagnostics import Location, SpecError
-from opgen.frozen import frozen
+from opgen.frozen import field, frozen
 from opgen.spec.keys import DeviceCheckType, SchemaKind, UfuncKey, Variant, ViewSchemaKind
 from opgen.spec.library import NO_EXTENSIONS, OperatorExtensions
 from opgen.spec.precompute import Precompute, UfuncInnerLoop

@@ -42,43 +42,61 @@ def family(name: str) -> str:
     return base
 
 
+# The line break before an entry (a line starting with `- `), then the operator's name
+# if the entry's first line gives it. (Not `^` with MULTILINE: that scans three times
+# slower than a pattern starting with a literal.)
+_ENTRY = re.compile(r"\n- (?:func:[ \t]*['\"]?([A-Za-z_]\w*))?")
+
+
 def only_families(text: str, names: Iterable[str]) -> str:
     """`text` with the entries of other operator families blanked out."""
     wanted = {family(n) for n in names}
-    chunks = text.split("\n- ")  # each but the first starts an entry, its "- " cut off
-    kept = [chunks[0] if not chunks[0].startswith("- ") else _kept(chunks[0][2:], wanted, "- ")]
-    kept.extend(_kept(chunk, wanted, "\n- ") for chunk in chunks[1:])
-    return "".join(kept)
+    wanted_base: dict[str, bool] = {}  # by an entry's base name: whether its family is wanted
+    pieces: list[str] = []
+    done = 0  # `pieces` stand for text[:done]
+    kept_from: int | None = 0  # the start of the run of kept text after `done`, if any
+    for match in _ENTRY.finditer("\n" + text):  # match.start() is where the entry starts in text
+        name = match.group(1)
+        if name is None:  # an entry whose first line does not name it is kept
+            keep = True
+        else:
+            known = wanted_base.get(name)
+            keep = wanted_base[name] = family(name) in wanted if known is None else known
+        start = match.start()
+        if keep and kept_from is None:
+            pieces.append("\n" * text.count("\n", done, start))
+            done = kept_from = start
+        elif not keep and kept_from is not None:
+            pieces.append(text[kept_from:start])
+            done, kept_from = start, None
+    if kept_from is None:
+        pieces.append("\n" * text.count("\n", done))
+    else:
+        pieces.append(text[kept_from:])
+    return "".join(pieces)
 
 
-def _kept(entry: str, wanted: set[str], head: str) -> str:
-    """The entry, after `head`, if its family is wanted (or unknown); else its line breaks."""
-    match = _FUNC_NAME.match(entry)
-    if match is None or family(match.group(1)) in wanted:
-        return head + entry
-    return "\n" * (entry.count("\n") + head.count("\n"))
-
-
-# An entry's first line holding its whole schema as a plain scalar, and the line after
-# it, which must start another key (or end the entry) for the schema to be whole.
+# An entry's first line holding its whole schema as a plain scalar (after the line break
+# before it), and the start of the line after it, which must start another key or entry
+# (or end the entry) for the schema to be whole; and, to find the lines to try it on
+# quickly, the operator's name in such a line.
 _PLAIN_FUNC = re.compile(
-    r"func:[ \t]+(?:(\w+)::)?(([A-Za-z_]\w*(?:\.\w+)?)\([^#\n]*\S)[ \t]*(?:#[^\n]*)?$"
+    r"\n- func:[ \t]+(?:(\w+)::)?(([A-Za-z_]\w*(?:\.\w+)?)\([^#\n]*\S)[ \t]*(?:#[^\n]*)?"
+    r"(?=\Z|\n(?:- |[ \t]*(?:[A-Za-z_]\w*:|#|\n|\Z)))"
 )
-_NEXT_KEY = re.compile(r"[ \t]*(?:[A-Za-z_]\w*:|#|$)")
+_FUNC_LINE_NAME = re.compile(r"\n- func:[ \t]+(?:\w+::)?([A-Za-z_]\w*(?:\.\w+)?)\(")
 
 
 def written_schemas(text: str, names: Iterable[str]) -> dict[str, tuple[str, str]]:
     """(namespace, schema text) of each of `names` (`add.out`) whose entry writes its
     schema plainly on its `func:` line; the others (derived by `autogen:`, or written
-    otherwise) are missing."""
+    otherwise, or whose value may go on below) are missing."""
     wanted = set(names)
     found: dict[str, tuple[str, str]] = {}
-    for chunk in text.split("\n- "):
-        first, _, rest = chunk.removeprefix("- ").partition("\n")
-        match = _PLAIN_FUNC.match(first)
-        if match is None or match.group(3) not in wanted:
-            continue
-        if not _NEXT_KEY.match(rest.partition("\n")[0]):
-            continue  # the value may go on below: leave it to the reader
-        found[match.group(3)] = (match.group(1) or "aten", match.group(2))
+    text = "\n" + text
+    for named in _FUNC_LINE_NAME.finditer(text):
+        if named.group(1) in wanted:
+            match = _PLAIN_FUNC.match(text, named.start())
+            if match is not None:
+                found[match.group(3)] = (match.group(1) or "aten", match.group(2))
     return found

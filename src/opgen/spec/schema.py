@@ -11,14 +11,13 @@ shared syntax pieces (`SchemaError`, canonical-form check) in `syntax.py`.
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import re
 import string
 from collections.abc import Iterator, Sequence
 
 from opgen.cached import cached
-from opgen.frozen import frozen
+from opgen.frozen import frozen, replace
 from opgen.spec.arguments import (
     Argument,
     Arguments,
@@ -518,11 +517,9 @@ class FunctionSchema:
 
 def _with_default(arguments: Arguments, name: str, default: str) -> Arguments:
     def fill(a: Argument) -> Argument:
-        return dataclasses.replace(a, default=default) if a.name == name else a
+        return replace(a, default=default) if a.name == name else a
 
-    return dataclasses.replace(
-        arguments, post_self_positional=tuple(map(fill, arguments.post_self_positional))
-    )
+    return replace(arguments, post_self_positional=tuple(map(fill, arguments.post_self_positional)))
 
 
 def _parse_returns(

@@ -31,12 +31,11 @@ a mapping as its keys; an operator key that is not a string (`1:`) matches nothi
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from dataclasses import field, fields
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from opgen.diagnostics import Diagnostic, Location, SpecError
-from opgen.frozen import frozen
+from opgen.frozen import field, fields, frozen
 from opgen.spec.yaml.load import YamlDocument, YamlMap, load_yaml, parse_yaml
 
 if TYPE_CHECKING:

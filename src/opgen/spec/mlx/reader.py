@@ -25,11 +25,11 @@ checks across entries, then the formulas, whose names are checked against
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 from collections.abc import Sequence
 
 from opgen.diagnostics import Diagnostic, Location, SpecError
+from opgen.frozen import replace
 from opgen.spec.mlx.bound_entry import is_bound, read_bound_entry
 from opgen.spec.mlx.bound_spec_entry import (
     BOUND_SPEC_KEYS,
@@ -87,14 +87,21 @@ def load_mlx_library(
     return _Reader(load_yaml(path), namespace, module, mlx_ops, derivatives=read).read()
 
 
-@dataclasses.dataclass
 class _Reader:
-    doc: YamlDocument
-    namespace: str | None
-    module: str | None
-    mlx_ops: frozenset[str] | None
-    errors: list[Diagnostic] = dataclasses.field(default_factory=list)
-    derivatives: str | None = None  # the derivatives file to read, if any
+    def __init__(
+        self,
+        doc: YamlDocument,
+        namespace: str | None,
+        module: str | None,
+        mlx_ops: frozenset[str] | None,
+        derivatives: str | None = None,  # the derivatives file to read, if any
+    ) -> None:
+        self.doc = doc
+        self.namespace = namespace
+        self.module = module
+        self.mlx_ops = mlx_ops
+        self.derivatives = derivatives
+        self.errors: list[Diagnostic] = []
 
     def read(self) -> MlxLibrary:
         entries = self._entries()
@@ -363,7 +370,7 @@ class _Reader:
         schemas = {op.name: op.func for op in ops}
         inline = {op.name: op.keys.grad_location for op in ops if op.keys.grad_location is not None}
         found = match_derivatives(entries, namespace, schemas, inline)
-        ops = [dataclasses.replace(op, grads=found.get(op.name, op.grads)) for op in ops]
+        ops = [replace(op, grads=found.get(op.name, op.grads)) for op in ops]
         for op in ops:
             if op.name in found:
                 self.errors.extend(grad_problems(op))

@@ -31,8 +31,6 @@ fails while rendering either file (so not in a dry run), and so does opgen.
 
 from __future__ import annotations
 
-import ast
-import inspect
 import os
 import re
 import types
@@ -277,6 +275,8 @@ def _raised_at(e: BaseException, path: str, default: Location | None = None) -> 
 
 def _top_level_lines(path: str) -> dict[str, int]:
     """The line of each top-level name aot.py defines, to point errors at it."""
+    import ast  # only where manifests are read: a run without them does not import it
+
     try:
         with open(path, encoding="utf-8") as f:
             tree = ast.parse(f.read())
@@ -339,6 +339,8 @@ class _Declaration:
         self._check_grid()
 
     def _check_arity(self, name: str, arity: int) -> None:
+        import inspect  # as ast above
+
         function = getattr(self.value, name)
         try:
             parameters = inspect.signature(function).parameters.values()

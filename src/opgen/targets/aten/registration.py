@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 
 from opgen.api.translate import call_arguments
 from opgen.api.types import Parameters
@@ -119,21 +118,19 @@ def operator_headers(table: KernelTable, key: DispatchKey, index: BackendIndex) 
     return sorted(found)
 
 
-@dataclass
 class KernelTexts:
     """The generated C++ of one run's planned kernels, reusing key-independent pieces."""
 
-    run: AtenRun
-    table: KernelTable
-    structured: StructuredWrappers
-    _translated: dict[tuple[int, int], str] = field(default_factory=dict)
-    _keep: list[Parameters] = field(default_factory=list)
-    _suffixes: dict[NativeFunction, str] = field(default_factory=dict)
-    _prefixes: dict[DispatchKey, str] = field(default_factory=dict)
-    _namespaces: dict[str, tuple[str, str]] = field(default_factory=dict)
-    _overloads: dict[tuple[NativeFunction, int], list[tuple[str, str]]] = field(
-        default_factory=dict
-    )
+    def __init__(self, run: AtenRun, table: KernelTable, structured: StructuredWrappers) -> None:
+        self.run = run
+        self.table = table
+        self.structured = structured
+        self._translated: dict[tuple[int, int], str] = {}
+        self._keep: list[Parameters] = []
+        self._suffixes: dict[NativeFunction, str] = {}
+        self._prefixes: dict[DispatchKey, str] = {}
+        self._namespaces: dict[str, tuple[str, str]] = {}
+        self._overloads: dict[tuple[NativeFunction, int], list[tuple[str, str]]] = {}
 
     def arguments(self, source: Parameters, goal: Parameters) -> str:
         """The call arguments of `goal`'s function from `source`'s parameters."""

@@ -8,14 +8,13 @@ list (`-o`) names exactly the files torchgen's would.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from opgen.api.signatures import SignatureSet
 from opgen.cached import cached
 from opgen.diagnostics import Location, SpecError
-from opgen.frozen import frozen
+from opgen.frozen import field, frozen
 from opgen.output import OutputSet, TemplateDir
 from opgen.releases import CPU_DLL_CUDA_KERNELS_CHECKED
 from opgen.spec.backend import BackendIndex

@@ -32,7 +32,6 @@ outputs. From torch 2.15, a group with a native AOT declaration for the key call
 from __future__ import annotations
 
 import textwrap
-from dataclasses import dataclass, field
 
 from opgen.api import structured
 from opgen.api.cpp import CppSignature
@@ -127,24 +126,28 @@ class _Calls:
         return f"at::{out_sig.name()}({out_args});"
 
 
-@dataclass
 class StructuredWrappers:
-    """Renders structured wrappers; one per run, reusing what does not depend on the key."""
+    """Renders structured wrappers; one per run, reusing what does not depend on the key.
 
-    signatures: SignatureSet
-    # torch 2.15 on: the stubs that wrappers call before impl() (`native_aot`).
-    native_aot: NativeAotStubs = field(default_factory=NativeAotStubs)
-    # The release whose set_output functions (`OUTPUT_NAME_PROPAGATION`) and guards
-    # (`ROCM_CUDA_GUARD`) are written.
-    release: Release = NEWEST
-    rocm: bool = False  # --rocm
-    _calls: dict[tuple[NativeFunction, bool], _Calls] = field(default_factory=dict)
-    _set_outputs: dict[tuple[DispatchKey, SchemaKind, bool], tuple[str, ...]] = field(
-        default_factory=dict
-    )
-    _wrappers: dict[tuple[NativeFunction, bool, DispatchKey], NativeSignature] = field(
-        default_factory=dict
-    )
+    `native_aot`: torch 2.15 on, the stubs that wrappers call before impl(); `release`:
+    the release whose set_output functions (`OUTPUT_NAME_PROPAGATION`) and guards
+    (`ROCM_CUDA_GUARD`) are written; `rocm`: `--rocm`.
+    """
+
+    def __init__(
+        self,
+        signatures: SignatureSet,
+        native_aot: NativeAotStubs | None = None,
+        release: Release = NEWEST,
+        rocm: bool = False,
+    ) -> None:
+        self.signatures = signatures
+        self.native_aot = NativeAotStubs() if native_aot is None else native_aot
+        self.release = release
+        self.rocm = rocm
+        self._calls: dict[tuple[NativeFunction, bool], _Calls] = {}
+        self._set_outputs: dict[tuple[DispatchKey, SchemaKind, bool], tuple[str, ...]] = {}
+        self._wrappers: dict[tuple[NativeFunction, bool, DispatchKey], NativeSignature] = {}
 
     def wrapper_signature(self, index: BackendIndex, f: NativeFunction) -> NativeSignature:
         """`wrapper_<Key>_<native name>`: SymInt-aware when the key's kernel for `f` is."""

@@ -21,13 +21,12 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import field
 
 from opgen.api.signatures import SignatureSet
 from opgen.api.translate import UnsatError
 from opgen.cached import cached
 from opgen.diagnostics import Diagnostic, Location, SpecError
-from opgen.frozen import frozen
+from opgen.frozen import field, frozen
 from opgen.output import OutputSet, TemplateDir
 from opgen.releases import NAMED_DIMENSIONS
 from opgen.spec.backend import BackendMetadata

@@ -12,8 +12,8 @@ ATen, as for `opgen backend`.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 
+from opgen.frozen import fields
 from opgen.targets.backend.command import add_common_arguments, backend_options
 from opgen.targets.contract import LazyTarget
 from opgen.targets.lazy.options import LazyBackendOptions, LazyOptions
@@ -33,7 +33,7 @@ _DEFAULTS = LazyOptions()
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_common_arguments(parser)
-    for field in dataclasses.fields(LazyOptions):
+    for field in fields(LazyOptions):
         name = field.name
         default = getattr(_DEFAULTS, name)
         help_text = _UPSTREAM_HELP.get(name, f"run_gen_lazy_tensor's {name}")
@@ -59,7 +59,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def options_from(args: argparse.Namespace) -> LazyBackendOptions:
-    lazy = LazyOptions(**{f.name: getattr(args, f.name) for f in dataclasses.fields(LazyOptions)})
+    lazy = LazyOptions(**{f.name: getattr(args, f.name) for f in fields(LazyOptions)})
     return LazyBackendOptions(backend_options(args), lazy)
 
 
