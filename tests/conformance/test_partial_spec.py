@@ -56,6 +56,20 @@ def test_partial_spec_is_the_whole_spec_for_its_operators(
     assert [_members(item) for item in part.grouped] == expected
 
 
+@pytest.mark.parametrize("batch", range(BATCHES))
+def test_without_view_families_the_schemas_are_the_whole_specs(
+    batch: int, whole: Spec, torchgen_native_dir: Path
+) -> None:
+    """What `opgen executorch` reads for the schemas of derived operators."""
+    names = frozenset(str(f.func.name) for f in whole.functions[batch::BATCHES])
+    options = LoadOptions(only_operators=names, view_families=False)
+    part = load_spec(*spec_files("torch", torchgen_native_dir), options)
+    schemas = {str(f.func.name): str(f.func) for f in part.functions}
+    assert {
+        str(f.func.name): str(f.func) for f in whole.functions if str(f.func.name) in names
+    } == {n: schemas[n] for n in names}
+
+
 def test_blanked_entries_keep_lines_and_columns() -> None:
     a = "- func: a(Tensor x) -> Tensor\n  variants: function\n\n"
     b = "- func: b_(Tensor(a!) x) -> Tensor(a!)\n"
@@ -79,3 +93,14 @@ def test_blanked_entries_keep_lines_and_columns() -> None:
 )
 def test_family(name: str, expected: str) -> None:
     assert family(name) == expected
+
+
+def test_family_without_views() -> None:
+    assert family("view_copy.dtype", views=False) == "view_copy"
+    assert family("slice_scatter", views=False) == "slice_scatter"
+    assert family("add_.Scalar", views=False) == "add"
+    text = "- func: t(Tensor x) -> Tensor\n- func: t_copy(Tensor x) -> Tensor\n"
+    assert (
+        only_families(text, ["t_copy.out"], views=False) == "\n- func: t_copy(Tensor x) -> Tensor\n"
+    )
+    assert only_families(text, ["t"], views=False) == text  # a view brings its copy

@@ -87,6 +87,10 @@ class LoadOptions:
     library: bool = False  # read the library dialect (opgen.spec.library)
     # Read only the entries these operators need (`opgen.spec.partial`); None: all.
     only_operators: frozenset[str] | None = None
+    # With `only_operators`, whether the entries read include the views that their `_copy`
+    # and `_scatter` variants group with: a reader that needs only the operators' schemas
+    # (derived ones included) does without them.
+    view_families: bool = True
     # Read to compare with another spec (`opgen diff`): what older PyTorch specs allowed
     # and later ones forbid is accepted (`EntryOptions.for_comparison`), only the checks
     # that matching operators needs run across entries (no duplicate names), derivation
@@ -107,7 +111,7 @@ def load_spec(native_path: str, tags_path: str | None, options: LoadOptions | No
     if options.only_operators is None:
         doc = _load(native_path, sources)
     else:
-        text = only_families(read_text(native_path), options.only_operators)
+        text = only_families(read_text(native_path), options.only_operators, options.view_families)
         doc = parse_yaml(native_path, text)
         sources[native_path] = text
     return _build(doc, tags, options, sources)

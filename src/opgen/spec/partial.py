@@ -29,14 +29,15 @@ _DUNDER = re.compile(r"__i?([a-z]+)__\Z")
 _VIEW_SUFFIXES = ("_copy", "_scatter")
 
 
-def family(name: str) -> str:
-    """The name shared by every operator that may group with `name` (`add` for `add_.Tensor`)."""
+def family(name: str, views: bool = True) -> str:
+    """The name shared by every operator that may group with `name` (`add` for `add_.Tensor`);
+    without `views`, a view's `_copy` and `_scatter` variants are families of their own."""
     base = name.partition(".")[0]
     dunder = _DUNDER.match(base)
     if dunder is not None:
         return dunder.group(1)
     base = base.removesuffix("_functional").rstrip("_") or base
-    for suffix in _VIEW_SUFFIXES:
+    for suffix in _VIEW_SUFFIXES if views else ():
         if base.endswith(suffix):
             return base[: -len(suffix)]
     return base
@@ -48,9 +49,13 @@ def family(name: str) -> str:
 _ENTRY = re.compile(r"\n- (?:func:[ \t]*['\"]?([A-Za-z_]\w*))?")
 
 
-def only_families(text: str, names: Iterable[str]) -> str:
-    """`text` with the entries of other operator families blanked out."""
-    wanted = {family(n) for n in names}
+def only_families(text: str, names: Iterable[str], views: bool = True) -> str:
+    """`text` with the entries of other operator families blanked out. Without `views`,
+    an operator's family takes in its `_copy` and `_scatter` variants (a view must have
+    them) but theirs does not take in the view."""
+    wanted = {family(n, views) for n in names}
+    if not views:
+        wanted |= {f"{base}{suffix}" for base in wanted for suffix in _VIEW_SUFFIXES}
     wanted_base: dict[str, bool] = {}  # by an entry's base name: whether its family is wanted
     pieces: list[str] = []
     done = 0  # `pieces` stand for text[:done]
@@ -61,7 +66,7 @@ def only_families(text: str, names: Iterable[str]) -> str:
             keep = True
         else:
             known = wanted_base.get(name)
-            keep = wanted_base[name] = family(name) in wanted if known is None else known
+            keep = wanted_base[name] = family(name, views) in wanted if known is None else known
         start = match.start()
         if keep and kept_from is None:
             pieces.append("\n" * text.count("\n", done, start))

@@ -203,7 +203,8 @@ def _read_functions_yaml(
 def _schemas(options: ExecutorchOptions, names: frozenset[str]) -> dict[str, FunctionSchema]:
     """The schemas of the ATen operators `names`, by namespaced name: from their entries'
     `func:` lines, and for those no entry writes plainly (derived by `autogen:`), from
-    their families, read whole. A SpecError if a schema does not parse."""
+    their families, read whole (without the views their `_copy` variants group with: the
+    schemas do not need them). A SpecError if a schema does not parse."""
     assert options.aten_yaml_path is not None
     written = written_schemas(read_text(options.aten_yaml_path), names)
     named_dimensions = options.run.release.has(NAMED_DIMENSIONS)
@@ -216,14 +217,18 @@ def _schemas(options: ExecutorchOptions, names: frozenset[str]) -> dict[str, Fun
         schemas[f"{namespace}::{schema.name}"] = schema
     missing = names - written.keys()
     if missing:
-        for f in _spec(options, missing).functions:
+        for f in _spec(options, missing, view_families=False).functions:
             schemas.setdefault(f"{f.namespace}::{f.func.name}", f.func)
     return schemas
 
 
-def _spec(options: ExecutorchOptions, only: frozenset[str] | None) -> Spec:
+def _spec(
+    options: ExecutorchOptions, only: frozenset[str] | None, view_families: bool = True
+) -> Spec:
     assert options.aten_yaml_path is not None
-    load = LoadOptions(only_operators=only, release=options.run.release)
+    load = LoadOptions(
+        only_operators=only, view_families=view_families, release=options.run.release
+    )
     return load_spec(options.aten_yaml_path, options.tags_path, load)
 
 
