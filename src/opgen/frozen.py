@@ -250,7 +250,7 @@ def _collect_fields(cls: Any) -> tuple[Field, ...]:
         if _is_class_variable(annotation):
             continue
         value = cls.__dict__.get(name, MISSING)
-        f = value if isinstance(value, Field) else field(default=value)
+        f = _as_field(value)
         f.name, f.type = name, annotation
         if f.default is not MISSING and type(f.default).__hash__ is None:
             raise ValueError(
@@ -259,7 +259,7 @@ def _collect_fields(cls: Any) -> tuple[Field, ...]:
             )
         if f.default is not MISSING:
             setattr(cls, name, f.default)
-        elif isinstance(value, Field):
+        elif value is not MISSING:
             delattr(cls, name)
         collected[name] = f
     result = tuple(collected.values())
@@ -272,6 +272,30 @@ def _collect_fields(cls: Any) -> tuple[Field, ...]:
         elif seen_default:
             raise TypeError(f"non-default argument {f.name!r} follows default argument")
     return result
+
+
+def _as_field(value: object) -> Field:
+    """The field a class attribute declares: a `field()`, a `dataclasses.field()` (as code
+    written for `dataclasses` has it), or else its default."""
+    if isinstance(value, Field):
+        return value
+    kind = type(value)
+    if kind.__name__ == "Field" and kind.__module__ == "dataclasses":
+        theirs: Any = value
+        return Field(
+            _missing_as_ours(theirs.default),
+            _missing_as_ours(theirs.default_factory),
+            theirs.init,
+            theirs.repr,
+            theirs.hash,
+            theirs.compare,
+            theirs.kw_only is True,
+        )
+    return Field(value, MISSING, True, True, None, True, False)
+
+
+def _missing_as_ours(value: object) -> object:
+    return MISSING if type(value).__name__ == "_MISSING_TYPE" else value
 
 
 def _is_class_variable(annotation: object) -> bool:

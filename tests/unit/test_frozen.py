@@ -84,6 +84,20 @@ def test_replace_refuses_fields_outside_init() -> None:
         fields(object())
 
 
+def test_fields_declared_with_dataclasses_field_are_taken_as_they_are() -> None:
+    @frozen
+    class Point:
+        x: int
+        tags: tuple[str, ...] = dataclasses.field(default_factory=tuple)
+        label: str = dataclasses.field(default="p", compare=False)
+        hidden: int = dataclasses.field(default=0, init=False, repr=False)
+
+    assert Point(1) == Point(1, (), "other") != Point(2)
+    assert repr(Point(1)).endswith("Point(x=1, tags=(), label='p')")
+    assert Point.__doc__ == "Point(x, tags=<factory>, label='p')"
+    assert Point.label == "p" and not hasattr(Point, "tags")
+
+
 def test_class_variables_are_not_fields() -> None:
     @frozen
     class Counted:

@@ -12,7 +12,9 @@ read is the model the whole spec gives for them.
 
 Where only some operators' schemas are needed (an ExecuTorch kernel YAML names
 the ATen operators whose schemas it takes), `written_schemas` takes them from
-the `func:` lines of their entries alone, without reading any entry.
+the `func:` lines of their entries alone, without reading any entry; those that
+`autogen:` derives come from their families read without the views (`views=False`): a
+`_copy` variant's derivation does not need the view it copies.
 
 The other entries become blank lines, so that lines and columns stay those
 of the file. An entry is the text from a line starting with `- ` to the next;
