@@ -26,7 +26,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-_FUNC_NAME = re.compile(r"func:[ \t]*['\"]?([A-Za-z_]\w*)")
 _DUNDER = re.compile(r"__i?([a-z]+)__\Z")
 _VIEW_SUFFIXES = ("_copy", "_scatter")
 
