@@ -58,6 +58,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     no other command's module and builds no other parser (every command is listed when
     `only` names none, for `opgen --help` and the usage error)."""
     parser = argparse.ArgumentParser(
+        formatter_class=_Formatter,
         prog="opgen",
         description="Generate operator code from PyTorch's operator spec language.",
     )
@@ -81,19 +82,55 @@ def _add_command(
     tool = _TOOLS.get(name)
     if tool is not None:
         module = importlib.import_module(tool.module)
-        sub = commands.add_parser(name, help=module.HELP, description=module.DESCRIPTION)
+        sub = commands.add_parser(
+            name, help=module.HELP, description=module.DESCRIPTION, formatter_class=_Formatter
+        )
         module.add_arguments(sub)
         sub.set_defaults(run=getattr(module, tool.run))
         return
     try:
         target = load_target(targets[name])
     except TargetLoadError as e:
-        sub = commands.add_parser(name, help=f"(cannot be loaded: {e})")
+        sub = commands.add_parser(name, help=f"(cannot be loaded: {e})", formatter_class=_Formatter)
         sub.set_defaults(run=functools.partial(_unloadable, name, str(e)))
         return
-    sub = commands.add_parser(name, help=target.help, description=target.description)
+    sub = commands.add_parser(
+        name, help=target.help, description=target.description, formatter_class=_Formatter
+    )
     target.add_arguments(sub)
     sub.set_defaults(run=functools.partial(run_target, target))
+
+
+class _Formatter(argparse.HelpFormatter):
+    """argparse's formatter, sized to the terminal as argparse sizes it, without importing
+    `shutil` (and with it `bz2`, `lzma` and `fnmatch`) for that: every parser built makes a
+    formatter, so every run would pay for the import (about 2.5 ms)."""
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        if width is None:
+            width = _terminal_columns() - 2
+        super().__init__(prog, indent_increment, max_help_position, width)
+
+
+def _terminal_columns() -> int:
+    """`shutil.get_terminal_size().columns`: $COLUMNS, else standard output's terminal,
+    else 80."""
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns or 80
 
 
 def _unloadable(name: str, problem: str, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -6,6 +6,7 @@ check that it flushes what it printed first, into a pipe as into a terminal.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -60,3 +61,22 @@ def test_a_command_parses_its_own_arguments_alone() -> None:
     done = opgen("aten", "--no-such-flag")
     assert done.returncode == 2
     assert done.stderr.endswith("opgen: error: unrecognized arguments: --no-such-flag\n")
+
+
+def test_help_fits_the_terminal_as_argparse_sizes_it_without_importing_shutil() -> None:
+    code = (
+        "import argparse, os, sys\n"
+        "from opgen.cli import build_parser\n"
+        "ours = build_parser('check').format_help()\n"
+        "assert 'shutil' not in sys.modules\n"
+        "import shutil\n"
+        "parser = build_parser('check')\n"
+        "parser.formatter_class = argparse.HelpFormatter\n"
+        "print(ours == parser.format_help())\n"
+    )
+    for columns in ("60", "100", "", "junk"):
+        env = {**os.environ, "COLUMNS": columns}
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=False
+        )
+        assert done.stdout == "True\n", (columns, done.stderr)
