@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from opgen.api.cpp import CppSignature
-from opgen.api.executorch import CONTEXT_PARAMETER, ExecutorchCppSignature
+from opgen.api.executorch import CONTEXT_PARAMETER
 from opgen.diagnostics import SpecError
 from opgen.spec.backend import BackendMetadata
 from opgen.spec.keys import Variant
@@ -86,7 +86,7 @@ def _function(
                 return _inline(f, head, f"return {call};")
             arguments = [b.name for b in sig.bindings]
         else:
-            et = ExecutorchCppSignature.from_native_function(f)
+            et = run.executorch_signature(f)
             head = et.decl()
             arguments = ["context", *(b.name for b in et.bindings)]
     if f.manual_kernel_registration:

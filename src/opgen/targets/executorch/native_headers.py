@@ -19,7 +19,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from opgen.api.executorch import ExecutorchCppSignature
 from opgen.diagnostics import SpecError
 from opgen.spec.backend import DEFAULT_KERNEL_NAMESPACE, BackendMetadata
 from opgen.spec.native import NativeFunction
@@ -82,7 +81,7 @@ def executorch_declarations(run: ExecutorchRun) -> dict[str, list[str]]:
         if not kernels:
             continue
         with unsupported(f):
-            sig = ExecutorchCppSignature.from_native_function(f)
+            sig = run.executorch_signature(f)
             declared = [
                 f"{sig.decl(kernel.kernel, include_context=context)};"
                 for context in (False, True)

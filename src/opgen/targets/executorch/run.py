@@ -22,6 +22,7 @@ import os
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
+from opgen.api.executorch import ExecutorchCppSignature
 from opgen.api.signatures import SignatureSet
 from opgen.api.translate import UnsatError
 from opgen.cached import cached
@@ -65,6 +66,19 @@ class ExecutorchRun:
     signatures: SignatureSet  # the ATen conventions' (with --use-aten-lib)
     out: OutputSet
     warnings: tuple[Diagnostic, ...] = field(default=())
+    # Each function's ExecuTorch signature, by identity (`functions` holds them all).
+    _executorch_signatures: dict[int, ExecutorchCppSignature] = field(
+        default_factory=dict, repr=False
+    )
+
+    def executorch_signature(self, f: NativeFunction) -> ExecutorchCppSignature:
+        """`f`'s signature in ExecuTorch's convention, built once per run: the header, the
+        kernel declarations and the unboxing all use it."""
+        found = self._executorch_signatures.get(id(f))
+        if found is None:
+            found = ExecutorchCppSignature.from_native_function(f)
+            self._executorch_signatures[id(f)] = found
+        return found
 
     @staticmethod
     def start(options: ExecutorchOptions) -> ExecutorchRun:

@@ -137,7 +137,7 @@ class UnboxedKernels:
                     return cpp.argument_ctype(t, mutable=mutable, symint=False, style=style)
 
             else:
-                et_sig = executorch.ExecutorchCppSignature.from_native_function(f)
+                et_sig = self.run.executorch_signature(f)
                 bindings, returns = et_sig.bindings, et_sig.returns_text
                 call = ""  # each kernel's own
 
