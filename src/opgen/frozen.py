@@ -114,41 +114,6 @@ _FIELD_OPTIONS = (
 )
 
 
-@overload
-def field(
-    *,
-    default: T,
-    init: bool = True,
-    repr: bool = True,
-    hash: bool | None = None,
-    compare: bool = True,
-    kw_only: bool = False,
-) -> T: ...
-
-
-@overload
-def field(
-    *,
-    default_factory: Callable[[], T],
-    init: bool = True,
-    repr: bool = True,
-    hash: bool | None = None,
-    compare: bool = True,
-    kw_only: bool = False,
-) -> T: ...
-
-
-@overload
-def field(
-    *,
-    init: bool = True,
-    repr: bool = True,
-    hash: bool | None = None,
-    compare: bool = True,
-    kw_only: bool = False,
-) -> Any: ...
-
-
 def field(
     *,
     default: Any = MISSING,

@@ -37,7 +37,12 @@ def _pair(**options: Any) -> tuple[type[Any], type[Any]]:
 @pytest.mark.parametrize("slots", [False, True])
 def test_constructs_compares_hashes_and_prints_as_dataclasses_does(slots: bool) -> None:
     theirs, ours = _pair(slots=slots)
-    for args, kwargs in [((1,), {}), ((1, 3), {"tags": ("a",)}), ((), {"x": 0, "label": "q"})]:
+    cases: list[tuple[tuple[Any, ...], dict[str, Any]]] = [
+        ((1,), {}),
+        ((1, 3), {"tags": ("a",)}),
+        ((), {"x": 0, "label": "q"}),
+    ]
+    for args, kwargs in cases:
         a, b = theirs(*args, **kwargs), ours(*args, **kwargs)
         assert repr(a) == repr(b)
         assert dataclasses.astuple(a) == dataclasses.astuple(b)
@@ -122,7 +127,7 @@ def test_rejects_what_dataclasses_rejects() -> None:
             b: int  # type: ignore[misc]
 
     with pytest.raises(ValueError, match="cannot specify both default and default_factory"):
-        field(default=1, default_factory=int)  # type: ignore[call-overload]
+        field(default=1, default_factory=int)
 
 
 @pytest.mark.parametrize("slots", [False, True])
