@@ -31,8 +31,8 @@ from opgen.diagnostics import Diagnostic, Location, SpecError
 from opgen.output import OutputSet
 from opgen.spec.mlx.model import MlxLibrary
 from opgen.targets.contract import Generated
+from opgen.targets.line_directives import resolve_line_restores
 from opgen.targets.mlx import bindings, build_files, operators, stubs
-from opgen.targets.mlx.layout import resolve_line_restores
 from opgen.targets.mlx.library import bind
 from opgen.targets.mlx.options import MlxOptions
 from opgen.writer import WriteReport

@@ -20,8 +20,8 @@ PyTorch's autograd engine does; any other shape is an error at call time. The
 formula itself stands on lines of its own behind a `#line` directive naming its
 place in the spec, at its column there (`formula_lines`), so that a compiler
 error in it points at the YAML; the directive back to the generated file needs
-the line it lands on, which only the rendered file knows: it is emitted as
-`LINE_RESTORE` and numbered by `resolve_line_restores`. These lines are
+the line it lands on, which only the rendered file knows (`opgen.targets.line_directives`,
+shared with `opgen torch-library`). These lines are
 `Verbatim`: `indent` leaves them as they are.
 """
 
@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable, Sequence
 from opgen.api.nanobind import ARRAY, ArrayKind, NbArgument
 from opgen.frozen import frozen
 from opgen.spec.mlx.model import GradFormula
+from opgen.targets.line_directives import placed_lines
 from opgen.targets.mlx.cpp import string_literal
 
 VECTOR = f"std::vector<{ARRAY}>"
@@ -42,8 +43,6 @@ USING_MLX = "using namespace mlx::core;"
 # The names `scope` declares from a VJP's `cotangents`, and from its `outputs`.
 COTANGENT_NAMES = frozenset({"grad", "cotangent", "grads"})
 OUTPUT_NAMES = frozenset({"result", "output", "results", "outputs"})
-# Stands for `#line <its own line + 1> "<the generated file>"` until the file is rendered.
-LINE_RESTORE = "#line OPGEN_GENERATED_LINE"
 SUM_TO_INPUT_NAME = "opgen_sum_to_input"
 
 # Emitted once, first in the library's namespace, when an operator has formulas
@@ -226,19 +225,9 @@ def formula_lines(formula: GradFormula, suffix: str) -> list[str]:
     key, where its text starts; a folded or wrapped one, whose line breaks are gone, on
     its first line, as `opgen torch-library` places them.
     """
-    at = formula.location
     text = formula.formula.rstrip()
-    line, column = at.line, 1
-    if "\n" in text:
-        line += 1
-    elif at.length == len(text):  # the text is on the line as written
-        column = at.col or 1
-    code = " " * (column - 1) + text + suffix
-    return [
-        Verbatim(f"#line {line} {string_literal(at.file)}"),
-        *(Verbatim(piece) for piece in code.split("\n")),
-        Verbatim(LINE_RESTORE),
-    ]
+    as_written = formula.location.length == len(text)  # a plain scalar on its key's line
+    return [Verbatim(line) for line in placed_lines(text, formula.location, as_written, suffix)]
 
 
 def summed(operator: str, formula: GradFormula, primal: str, before: str, after: str) -> list[str]:
@@ -257,12 +246,3 @@ def sum_to_input_arguments(operator: str, argument: str, primal: str) -> str:
     """SUM_TO_INPUT's arguments after the gradient: the input, what the error names, `s`."""
     what = f"{operator}: the gradient formula for '{argument}'"
     return f"{primal}, {string_literal(what)}, s"
-
-
-def resolve_line_restores(text: str, generated_file: str) -> str:
-    """`text` with each `LINE_RESTORE` line numbered: back to `generated_file`, where it is."""
-    lines = text.split("\n")
-    for i, line in enumerate(lines):
-        if line == LINE_RESTORE:
-            lines[i] = f"#line {i + 2} {string_literal(generated_file)}"
-    return "\n".join(lines)

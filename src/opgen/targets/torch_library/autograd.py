@@ -17,7 +17,7 @@ Each formula is emitted on a line of its own behind a `#line` directive naming
 its place in derivatives.yaml, at its column there, so that a compiler error
 in a formula points at the formula. The directive after it, back to the
 generated file, needs the line it lands on, which only the rendered file
-knows: it is emitted as `LINE_RESTORE` and numbered by `resolve_line_restores`.
+knows (`opgen.targets.line_directives`, shared with `opgen mlx`).
 
 Python (libraries without C++): the same, as `setup_context` and `backward`
 functions for `torch.library.register_autograd`; formulas see `torch` too.
@@ -33,9 +33,7 @@ from opgen.frozen import frozen
 from opgen.spec.arguments import Argument
 from opgen.spec.derivatives import DerivativesEntry, Formula, FormulaHeader, output_names, uses
 from opgen.spec.native import NativeFunction
-
-# Stands for `#line <its own line + 1> "<the generated file>"` until the file is rendered.
-LINE_RESTORE = "#line OPGEN_GENERATED_LINE"
+from opgen.targets.line_directives import placed_lines
 
 # Emitted once before the Autograd kernels.
 PREAMBLE = """\
@@ -119,19 +117,6 @@ def autograd_includes(headers: Sequence[FormulaHeader]) -> list[str]:
     return ["#include <torch/autograd.h>"] + [
         f"#include {name}" if name.startswith("<") else f'#include "{name}"' for name in names
     ]
-
-
-def resolve_line_restores(text: str, generated_file: str) -> str:
-    """`text` with each `LINE_RESTORE` line numbered: back to `generated_file`, where it is."""
-    lines = text.split("\n")
-    for i, line in enumerate(lines):
-        if line == LINE_RESTORE:
-            lines[i] = f"#line {i + 2} {_c_string(generated_file)}"
-    return "\n".join(lines)
-
-
-def _c_string(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _kernel_name(f: NativeFunction) -> str:
@@ -307,20 +292,9 @@ def _formula_lines(formula: Formula, target: str) -> _Lines:
     column; a block scalar (`|`) starts on the line after its indicator, where the
     location points.
     """
-    at = formula.location
     text = formula.text.rstrip()
-    line, column = at.line, 1
-    if "\n" in text:
-        line += 1
-    elif formula.written.exact:
-        column = at.col or 1
-    code = " " * (column - 1) + text + ";"
-    return [
-        target,
-        _Verbatim(f"#line {line} {_c_string(at.file)}"),
-        *(_Verbatim(piece) for piece in code.split("\n")),
-        _Verbatim(LINE_RESTORE),
-    ]
+    placed = placed_lines(text, formula.location, formula.written.exact, ";")
+    return [target, *(_Verbatim(line) for line in placed)]
 
 
 def _indent(lines: Sequence[str | _Verbatim], spaces: int) -> _Lines:

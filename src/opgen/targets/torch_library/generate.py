@@ -21,12 +21,12 @@ from pathlib import Path
 
 from opgen.output import OutputSet, TemplateDir
 from opgen.targets.contract import Generated
+from opgen.targets.line_directives import resolve_line_restores
 from opgen.targets.torch_library import backend_select, cpp_files, python_files
 from opgen.targets.torch_library.autograd import (
     PREAMBLE,
     autograd_includes,
     cpp_kernel,
-    resolve_line_restores,
 )
 from opgen.targets.torch_library.library import Library, TorchLibraryOptions
 from opgen.template import Template
