@@ -26,13 +26,14 @@ most 1.0x of MLX's own for the bound functions, 1.05x for the extension).
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import timeit
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from tests.examples.mlx_build import build_extension
 
 SPEC = """\
 - namespace: mlxbench
@@ -114,27 +115,9 @@ def build(source: Path, build_dir: Path) -> Path:
     (source / "bound.yaml").write_text(bound_spec())
     (source / "impls.cpp").write_text(IMPLS)
     (source / "CMakeLists.txt").write_text(CMAKE)
-    generated = source / "generated"
-    for spec in ("spec.yaml", "bound.yaml"):
-        run(sys.executable, "-m", "opgen", "mlx", str(source / spec), "-o", str(generated))
-    run(
-        "cmake",
-        "-S",
-        str(source),
-        "-B",
-        str(build_dir),
-        f"-DOPGEN_GENERATED={generated}",
-        f"-DPython_EXECUTABLE={sys.executable}",
-        "-DCMAKE_BUILD_TYPE=Release",
-    )
-    run("cmake", "--build", str(build_dir), "-j", str(os.cpu_count() or 1))
+    specs = [source / "spec.yaml", source / "bound.yaml"]
+    build_extension(specs, source, source / "generated", build_dir)
     return build_dir
-
-
-def run(*command: str) -> None:
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0:
-        sys.exit(f"{' '.join(command)} failed:\n{done.stdout}\n{done.stderr}")
 
 
 def timings(statements: tuple[str, str], runs: int, number: int) -> list[tuple[float, float]]:

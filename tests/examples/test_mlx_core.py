@@ -29,6 +29,7 @@ from types import ModuleType
 
 import mlx.core as mx
 import pytest
+from tests.examples.mlx_build import build_extension
 
 ROOT = Path(__file__).parents[2]
 EXAMPLE = ROOT / "examples" / "mlx_core"
@@ -125,12 +126,6 @@ def mlx_tests() -> Path:
     )
 
 
-def _run(*command: str) -> None:
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed:\n{done.stdout}\n{done.stderr}")
-
-
 @pytest.fixture(scope="session")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The directory holding the built module."""
@@ -142,20 +137,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def generate_and_build(spec: Path, project: Path, work: Path) -> Path:
     """`opgen mlx` on `spec` into work/generated, then the CMake `project` into
     work/cmake; the directory holding the module."""
-    generated, build = work / "generated", work / "cmake"
-    _run(sys.executable, "-m", "opgen", "mlx", str(spec), "-o", str(generated))
-    _run(
-        "cmake",
-        "-S",
-        str(project),
-        "-B",
-        str(build),
-        f"-DOPGEN_GENERATED={generated}",
-        f"-DPython_EXECUTABLE={sys.executable}",
-        "-DCMAKE_BUILD_TYPE=Release",
-    )
-    _run("cmake", "--build", str(build), "-j", str(os.cpu_count() or 1))
-    return build
+    return build_extension([spec], project, work / "generated", work / "cmake")
 
 
 @pytest.fixture(scope="session")

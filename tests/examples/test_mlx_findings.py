@@ -30,6 +30,7 @@ from typing import Any
 import mlx.core as mx
 import numpy as np
 import pytest
+from tests.examples.finite_differences import finite_differences
 
 from opgen.cli import main
 
@@ -209,23 +210,6 @@ def bcast(project: Project) -> Iterator[ModuleType]:
 
 
 # -- gradients of broadcast inputs ---------------------------------------------------------
-
-
-def finite_differences(f: Callable[..., Any], arrays: list[Any], i: int, h: float = 1e-2) -> Any:
-    """The gradient of the scalar `f(*arrays)` with respect to `arrays[i]`, by central
-    differences in float32."""
-    base = np.array(arrays[i], dtype=np.float32)
-    numeric = np.zeros_like(base)
-    for index in np.ndindex(base.shape):
-        values = []
-        for step in (h, -h):
-            moved = base.copy()
-            moved[index] += step
-            args = list(arrays)
-            args[i] = mx.array(moved)
-            values.append(f(*args).item())
-        numeric[index] = (values[0] - values[1]) / (2 * h)
-    return numeric
 
 
 def weighted(fn: Callable[..., Any]) -> Callable[..., Any]:

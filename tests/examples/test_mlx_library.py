@@ -19,7 +19,6 @@ import importlib
 import os
 import re
 import shutil
-import subprocess
 import sys
 import sysconfig
 from collections.abc import Callable, Iterator, Sequence
@@ -32,6 +31,8 @@ from typing import Any
 import mlx.core as mx
 import numpy as np
 import pytest
+from tests.examples.finite_differences import finite_differences
+from tests.examples.mlx_build import build_extension
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "mlx_library"
 SPECS = {"ops": "ops.yaml", "kernels": "kernels.yaml"}
@@ -39,28 +40,9 @@ SPECS = {"ops": "ops.yaml", "kernels": "kernels.yaml"}
 Fn = Callable[..., Any]
 
 
-def _run(*command: str, cwd: Path | None = None) -> str:
-    done = subprocess.run(command, capture_output=True, text=True, cwd=cwd)
-    if done.returncode != 0:
-        raise RuntimeError(f"{' '.join(command)} failed:\n{done.stdout}\n{done.stderr}")
-    return done.stdout
-
-
 def build_package(generated: Path, build: Path, package_root: Path) -> Path:
     """Generate, compile and assemble `mlx_library` under `package_root`; its directory."""
-    for spec in SPECS.values():
-        _run(sys.executable, "-m", "opgen", "mlx", str(EXAMPLE / spec), "-o", str(generated))
-    _run(
-        "cmake",
-        "-S",
-        str(EXAMPLE),
-        "-B",
-        str(build),
-        f"-DOPGEN_GENERATED={generated}",
-        f"-DPython_EXECUTABLE={sys.executable}",
-        "-DCMAKE_BUILD_TYPE=Release",
-    )
-    _run("cmake", "--build", str(build), "-j", str(os.cpu_count() or 1))
+    build_extension([EXAMPLE / spec for spec in SPECS.values()], EXAMPLE, generated, build)
     package = package_root / "mlx_library"
     shutil.copytree(EXAMPLE / "mlx_library", package, dirs_exist_ok=True)
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
@@ -287,19 +269,8 @@ def test_gradients_equal_finite_differences(
 ) -> None:
     scalar = loss(call(ml))
     grads = gradients(call(ml), arrays)
-    h = 1e-2
-    for i, (array, grad) in enumerate(zip(arrays, grads, strict=True)):
-        base = np.array(array, dtype=np.float32)
-        numeric = np.zeros_like(base)
-        for index in np.ndindex(base.shape):
-            values = []
-            for step in (h, -h):
-                moved = base.copy()
-                moved[index] += step
-                args = list(arrays)
-                args[i] = mx.array(moved)
-                values.append(scalar(*args).item())
-            numeric[index] = (values[0] - values[1]) / (2 * h)
+    for i, grad in enumerate(grads):
+        numeric = finite_differences(scalar, arrays, i)
         assert np.allclose(np.array(grad), numeric, rtol=2e-2, atol=2e-2), f"{name}: input {i}"
 
 
