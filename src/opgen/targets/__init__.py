@@ -27,6 +27,7 @@ and what several targets share:
 autograd_dir           the inputs and options of the generators of torchgen's autograd directory
 dispatch_registration  what every `Register<Key>.cpp` shares, in-tree or not
 extension_flags        the flags of the extension targets (`--list-files`, `--list-sources`, ...)
+line_directives        the `#line` directives around the extension targets' gradient formulas
 torch_version          `--torch-version`, and finding the release from the tree without it
 
 A target fills `opgen.output.OutputSet`s and never touches the file system.
