@@ -7,8 +7,10 @@ children after the model is built and lets every process, this one included,
 take tasks from one shared queue until it is empty. The queue is a pipe holding
 task numbers; a read takes one number whole, so each task runs exactly once,
 and a process that finishes early takes more. Children send their results back
-pickled when their queue runs dry, then leave with `os._exit` (no cleanup
-handlers, no flushing of buffers inherited from the parent).
+when their queue runs dry (by `marshal`, which needs no import, if they are
+plain values such as strings, numbers and tuples; else pickled), then leave
+with `os._exit` (no cleanup handlers, no flushing of buffers inherited from
+the parent).
 
 Results come back in task order, whichever process ran each task, so callers
 stay deterministic. A task that raises stops its process taking more; the
@@ -21,6 +23,7 @@ Where `os.fork` does not exist, or with one worker, the tasks run here in order.
 
 from __future__ import annotations
 
+import marshal
 import os
 import struct
 import sys
@@ -30,6 +33,8 @@ from typing import Generic, TypeVar
 R = TypeVar("R")
 
 _INDEX = struct.Struct("<I")
+# The first byte of what a child sends back: how the rest is encoded.
+_MARSHALLED, _PICKLED = b"m", b"p"
 # A pipe buffers at least 4 KiB everywhere (64 KiB on Linux); the whole queue is
 # written before the first fork, so it must fit.
 MAX_TASKS = 1024
@@ -112,11 +117,8 @@ def _fork_child(
         for _, sibling_read in siblings:
             os.close(sibling_read)
         results, failures = _take_tasks(tasks, queue_read)
-        sendable = {i: _sendable(e) for i, e in failures.items()}
-        import pickle  # only where a run forks: a run in one process does not pay for it
-
         with os.fdopen(result_write, "wb") as out:
-            pickle.dump((results, sendable), out, pickle.HIGHEST_PROTOCOL)
+            out.write(_encoded(results, failures))
         status = 0
     finally:
         os._exit(status)
@@ -133,6 +135,29 @@ def _take_tasks(
         except Exception as error:
             return results, {index: error}
     return results, {}
+
+
+def _encoded(results: dict[int, R], failures: dict[int, BaseException]) -> bytes:
+    """What a child sends back: its results, as `marshal` writes them if they are plain
+    values (str, int, tuple, list, dict, set, ...), which needs no import; else pickled."""
+    if not failures:
+        try:
+            return _MARSHALLED + marshal.dumps(results)
+        except ValueError:  # not plain values
+            pass
+    import pickle  # only where results are not plain values
+
+    sendable = {i: _sendable(e) for i, e in failures.items()}
+    return _PICKLED + pickle.dumps((results, sendable), pickle.HIGHEST_PROTOCOL)
+
+
+def _decoded(data: bytes) -> tuple[dict[int, R], dict[int, BaseException]]:
+    if data[:1] == _MARSHALLED:
+        return marshal.loads(data[1:]), {}
+    import pickle
+
+    results, failures = pickle.loads(data[1:])
+    return results, failures
 
 
 def _sendable(error: BaseException) -> BaseException:
@@ -153,10 +178,7 @@ def _collect(pid: int, result_read: int) -> tuple[dict[int, R], dict[int, BaseEx
         data = source.read()
     _, status = os.waitpid(pid, 0)
     if status == 0 and data:
-        import pickle
-
-        results, failures = pickle.loads(data)
-        return results, failures
+        return _decoded(data)
     # The child died before sending anything (killed, out of memory): the tasks it
     # had taken are lost, so the run fails as a whole.
     return {}, {-1: _ChildFailed(f"a forked worker died ({_describe(status)})")}

@@ -9,25 +9,25 @@ top-level package's directory without running its code.
 
 from __future__ import annotations
 
+import os
 import sys
-from pathlib import Path
 
 
-def package_dir() -> Path | None:
+def package_dir() -> str | None:
     """The directory of the installed torchgen package, if there is one."""
     for entry in sys.path:  # a plain installation, found without importing importlib.util
-        candidate = Path(entry or ".") / "torchgen"
-        if (candidate / "__init__.py").is_file():
+        candidate = os.path.normpath(os.path.join(entry or ".", "torchgen"))
+        if os.path.isfile(os.path.join(candidate, "__init__.py")):
             return candidate
     import importlib.util  # finders of other kinds, such as editable installations use
 
     spec = importlib.util.find_spec("torchgen")
     if spec is None or not spec.submodule_search_locations:
         return None
-    return Path(next(iter(spec.submodule_search_locations)))
+    return str(next(iter(spec.submodule_search_locations)))
 
 
-def packaged_aten() -> Path | None:
+def packaged_aten() -> str | None:
     """The ATen directory (native/, templates/) upstream's generators read by default.
 
     That is `aten/src/ATen` beside torchgen in a PyTorch checkout, else the
@@ -36,7 +36,8 @@ def packaged_aten() -> Path | None:
     root = package_dir()
     if root is None:
         return None
-    for aten in (root.parent / "aten" / "src" / "ATen", root / "packaged" / "ATen"):
-        if (aten / "native" / "native_functions.yaml").is_file():
+    checkout = os.path.join(os.path.dirname(root), "aten", "src", "ATen")
+    for aten in (checkout, os.path.join(root, "packaged", "ATen")):
+        if os.path.isfile(os.path.join(aten, "native", "native_functions.yaml")):
             return aten
     return None

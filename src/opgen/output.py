@@ -41,12 +41,15 @@ from __future__ import annotations
 
 import functools
 import os
+import posixpath
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from pathlib import Path, PurePosixPath
-from typing import Protocol, TypeAlias, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeAlias, TypeVar
 
 from opgen.frozen import frozen
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 T = TypeVar("T")
 
@@ -75,13 +78,13 @@ class TemplateDir:
     """The templates under one directory, each loaded once per `TemplateDir`."""
 
     def __init__(self, root: str | Path, load: Callable[[str], Substitutable]) -> None:
-        self.root = Path(root)
+        self.root = os.fspath(root)
         self._load = load
         self._loaded: dict[str, Substitutable] = {}
 
     def __call__(self, name: str) -> Substitutable:
         if name not in self._loaded:
-            self._loaded[name] = self._load(str(self.root / name))
+            self._loaded[name] = self._load(os.path.join(self.root, name))
         return self._loaded[name]
 
 
@@ -104,6 +107,8 @@ def template_comment_dir(template_dir: str) -> str:
     else `<root>/torchgen` for templates under `<root>/tools/<dir>` (a checkout),
     else an installed torchgen, located without importing it.
     """
+    from pathlib import Path  # only for the generators that name their templates
+
     templates = Path(os.path.abspath(template_dir))
     for parent in templates.parents:
         if parent.name == "torchgen":
@@ -156,6 +161,8 @@ def _relative(path: str) -> str:
     """
     parts = path.split("/")
     if "" in parts or "." in parts or ".." in parts:
+        from pathlib import PurePosixPath  # only for the rare path that is not normal
+
         rel = PurePosixPath(path)
         if rel.is_absolute() or ".." in rel.parts or not rel.parts:
             raise OutputError(f"output path must be relative and inside its root: {path!r}")
@@ -271,6 +278,13 @@ def _sharded_base(rel: str, base: Env, sharded_keys: frozenset[str]) -> dict[str
     return sharded_base
 
 
+def _with_stem_suffix(rel: str, suffix: str) -> str:
+    """`rel`, a normal relative POSIX path, with `suffix` after its stem (`a/F_0.cpp`)."""
+    directory, name = posixpath.split(rel)
+    stem, extension = posixpath.splitext(name)
+    return posixpath.join(directory, stem + suffix + extension)
+
+
 def path_order(file: str) -> list[str]:
     """A key that sorts joined, normalised paths as `pathlib.Path`s sort (`a/z.h` < `a-c.h`)."""
     parts = file.split(os.sep)
@@ -289,7 +303,7 @@ class OutputSet:
         *,
         generator: str = TORCHGEN_GENERATOR,
     ) -> None:
-        self.root = Path(root)
+        self.root = os.fspath(root)
         self._templates = templates
         self._generator = generator
         self._entries: dict[str, OutputEntry] = {}  # by normalised relative POSIX path
@@ -355,7 +369,6 @@ class OutputSet:
         lazily built state with them (default: their own); `weight` is as for `add`.
         """
         rel, name = _relative(path), path if template is None else template
-        pure = PurePosixPath(rel)
         declared = frozenset(sharded_keys)
         if num_shards < 1:
             raise OutputError(f"{rel}: num_shards must be at least 1, not {num_shards}")
@@ -367,7 +380,7 @@ class OutputSet:
             base = functools.partial(dict, known)
         envs = _ShardEnvs(tuple(items), key, env, num_shards, base, declared, rel)
         for index, shard_id in enumerate(_shard_ids(num_shards)):
-            shard_path = pure.with_stem(pure.stem + shard_id).as_posix()
+            shard_path = _with_stem_suffix(rel, shard_id)
             render = functools.partial(self._render_shard, name, source, envs, index)
             self.add(shard_path, render, listed=index > 0, family=family or envs, weight=weight)
 
@@ -422,7 +435,9 @@ class OutputSet:
         Strings, not Paths: a per-operator build lists 7,000 files, and building and
         comparing Paths took a tenth of a dry run.
         """
-        root = self.root.as_posix()
+        from pathlib import PurePath  # only where build systems are told the files
+
+        root = PurePath(self.root).as_posix()
         prefix = "" if root == "." else root.rstrip("/") + "/"
         files = [prefix + rel for rel, entry in self._entries.items() if entry.listed]
         return sorted(files, key=path_order)
@@ -434,6 +449,8 @@ class OutputSet:
 
 def dependency_files(depfile: str | Path, sets: Iterable[tuple[str, OutputSet]]) -> dict[Path, str]:
     """gen.py's `-o depfile`: {path: text}, one list per (prefix, set), in order."""
+    from pathlib import Path  # only for gen.py's dependency lists
+
     resolved = Path(depfile).resolve()
     lists: dict[Path, str] = {}
     for prefix, output_set in sets:

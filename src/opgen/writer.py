@@ -35,10 +35,13 @@ import os
 import re
 import stat
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 from opgen.frozen import frozen
 from opgen.output import OutputEntry, OutputError, OutputSet, path_order
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 @frozen
@@ -49,10 +52,14 @@ class WriteReport:
 
     @property
     def files(self) -> tuple[Path, ...]:
+        from pathlib import Path
+
         return tuple(map(Path, self.written))
 
     @property
     def changed(self) -> tuple[Path, ...]:
+        from pathlib import Path
+
         return tuple(map(Path, self.replaced))
 
 
@@ -421,7 +428,7 @@ def _discard(staged: Iterable[tuple[str, str]]) -> None:
         _remove(temp)
 
 
-def write_if_changed(file: Path, text: str) -> bool:
+def write_if_changed(file: str | Path, text: str) -> bool:
     """Atomically replace `file` with `text` (UTF-8) unless it already holds it."""
     os.makedirs(os.path.dirname(file) or ".", exist_ok=True)
     temp = _stage_if_changed(os.fspath(file), text, _TemporaryNames(os.getpid()))

@@ -151,7 +151,7 @@ def opgen_files(
     files: dict[str, bytes] = {}
     for output_set in run.outputs.all():
         for path in output_set.paths():
-            rel = (output_set.root / path).relative_to(root).as_posix()
+            rel = (Path(output_set.root) / path).relative_to(root).as_posix()
             files[rel] = output_set.text(path).encode()
     return files
 

@@ -12,6 +12,7 @@ wrappers. `--impl-path` fails and passes on the same C++ files as upstream's.
 
 from __future__ import annotations
 
+import io
 import subprocess
 import sys
 from pathlib import Path
@@ -19,11 +20,17 @@ from pathlib import Path
 import pytest
 
 from opgen.cli import main
+from opgen.installed_torchgen import packaged_aten
+from opgen.spec.external_backend import listed_operators
+from opgen.spec.partial import family_parts
+from opgen.spec.yaml.load import load_yaml, read_text
+from opgen.targets.backend.generate import MIN_PART_ENTRIES
 
 from .aten_trees import DATA, Tree, assert_same_files, oracle_tree, read_tree
 
 BACKENDS = DATA / "backends"
 CASES = ("xla", "privateuse1", "ts_lazy")
+NATIVE = Path(packaged_aten() or "") / "native" / "native_functions.yaml"
 
 
 def upstream_tree(yaml: Path, root: Path, *flags: str) -> Tree:
@@ -39,15 +46,37 @@ def opgen_tree(yaml: Path, root: Path, monkeypatch: pytest.MonkeyPatch, *flags: 
     return read_tree(root)
 
 
+@pytest.mark.parametrize("jobs", ["1", "2", "3"])
 @pytest.mark.parametrize("name", CASES)
 def test_backend_tree_is_upstreams(
-    name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    name: str, jobs: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """In one process, or in parts read by several (all but privateuse1's operators are
+    enough for as many parts as processes)."""
     yaml = BACKENDS / f"{name}.yaml"
+    names = listed_operators(load_yaml(str(yaml)))[1]
+    parts = family_parts(read_text(str(NATIVE)), names, 3, MIN_PART_ENTRIES)
+    assert len(parts) == (1 if name == "privateuse1" else 3)
     theirs = upstream_tree(yaml, tmp_path / "upstream")
-    ours = opgen_tree(yaml, tmp_path / "opgen", monkeypatch)
+    ours = opgen_tree(yaml, tmp_path / "opgen", monkeypatch, "-j", jobs)
     assert len(theirs.files) >= 2
     assert_same_files(theirs.files, ours.files)
+
+
+def test_errors_are_a_runs_in_one_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A part that fails fails the run with the errors one process finds, in its order."""
+    cpp = tmp_path / "impl.cpp"
+    cpp.write_text(_DEFINES)
+    monkeypatch.chdir(tmp_path)
+    flags = ["-s", str(BACKENDS / "xla.yaml"), "-o", "out", "--impl-path", str(cpp)]
+    reports = []
+    for jobs in ("1", "3"):
+        err = io.StringIO()
+        assert main(["backend", *flags, "-j", jobs], io.StringIO(), err) == 1
+        reports.append(err.getvalue())
+    assert reports[0] == reports[1]
+    assert reports[0].count(": error: ") > 20
+    assert not (tmp_path / "out").exists()
 
 
 def test_nothing_listed_writes_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -99,15 +99,18 @@ def run_opgen(root: Path, monkeypatch: pytest.MonkeyPatch, *argv: str) -> tuple[
         link.unlink()
 
 
+@pytest.mark.parametrize("jobs", ["1", "3"])
 @pytest.mark.parametrize("config", CONFIGS)
 def test_lazy_tree_is_upstreams(
-    config: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    config: str, jobs: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """In one process, or in parts read by three (`test_backend_command` checks that the
+    YAMLs make three parts)."""
     name, kwargs = CONFIGS[config]
     yaml = BACKENDS / f"{name}.yaml"
     theirs = upstream_tree(yaml, kwargs, tmp_path / "upstream")
     ours = tmp_path / "opgen"
-    flags = opgen_flags(kwargs)
+    flags = [*opgen_flags(kwargs), "-j", jobs]
     assert run_opgen(ours, monkeypatch, "-s", str(yaml), "-o", "out", *flags) == (0, "")
     assert len(theirs.files) == 6
     assert_same_files(theirs.files, read_tree(ours).files)
@@ -120,11 +123,13 @@ def test_unexpressible_operator_fails_on_both_sides(
     yaml = BACKENDS / "ts_lazy.yaml"
     with pytest.raises(subprocess.CalledProcessError):
         upstream_tree(yaml, {"lazy_value_class": "my::Value"}, tmp_path / "upstream")
-    flags = ("--lazy-value-class", "my::Value")
-    status, err = run_opgen(tmp_path / "opgen", monkeypatch, "-s", str(yaml), "-o", "out", *flags)
+    flags = ("--lazy-value-class", "my::Value", "-s", str(yaml), "-o", "out")
+    status, err = run_opgen(tmp_path / "opgen", monkeypatch, *flags, "-j", "1")
     assert status == 1
     assert err.startswith(f"{yaml}:33:5: error: 'cat' has no argument the IR holds as a value")
     assert "'stack' has no argument" in err
+    # Read in parts, the run fails with the same errors, as one process finds them.
+    assert run_opgen(tmp_path / "parts", monkeypatch, *flags, "-j", "3") == (status, err)
 
 
 def test_missing_shape_function_is_located(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -8,7 +8,17 @@ from collections.abc import Callable
 
 import pytest
 
-from opgen.forked import MAX_TASKS, ForkedFailure, _ChildFailed, _sendable, run_forked
+from opgen.forked import (
+    MAX_TASKS,
+    ForkedFailure,
+    _ChildFailed,
+    _decoded,
+    _encoded,
+    _sendable,
+    run_forked,
+)
+from opgen.spec.keys import DispatchKey
+from opgen.spec.schema import OperatorName
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs os.fork")
 
@@ -92,3 +102,31 @@ def test_an_exception_that_cannot_be_pickled_is_sent_as_its_traceback() -> None:
 def test_too_many_tasks_are_refused() -> None:
     with pytest.raises(ValueError, match=f"at most {MAX_TASKS} tasks"):
         run_forked([slow(0)] * (MAX_TASKS + 1), 2)
+
+
+def test_plain_results_travel_by_marshal_and_others_pickled() -> None:
+    plain = {0: {"CPU": (frozenset({"a"}), (("", 3), "text", "more"))}, 1: ["x", 2, None]}
+    assert _encoded(plain, {})[:1] == b"m"
+    assert _decoded(_encoded(plain, {})) == (plain, {})
+    # Objects (and subclasses of plain types, such as enumerations) keep their types.
+    rich = {0: OperatorName.parse("add.Tensor"), 1: [DispatchKey.CPU]}
+    assert _encoded(rich, {})[:1] == b"p"
+    results: dict[int, object]
+    results, failures = _decoded(_encoded(rich, {}))
+    assert results == rich and failures == {}
+    assert [type(key) for key in results[1]] == [DispatchKey]  # type: ignore[attr-defined]
+    # A failure goes with the results, pickled.
+    results, failures = _decoded(_encoded(plain, {2: ValueError("bad")}))
+    assert results == plain and str(failures[2]) == "bad"
+
+
+@pytest.mark.parametrize("value", [("a", 1), OperatorName.parse("mul.out")])
+def test_results_of_either_kind_come_back_from_workers(value: object) -> None:
+    def task() -> tuple[int, object]:
+        time.sleep(0.01)
+        return os.getpid(), value
+
+    results = run_forked([task for _ in range(40)], 2)
+    pids = {pid for pid, _ in results}
+    assert os.getpid() in pids and len(pids) == 2  # some came back from the worker
+    assert all(v == value for _, v in results)

@@ -29,7 +29,7 @@ entry, a namespace that is not C++ names.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Set
 
 from opgen.diagnostics import Diagnostic, Location, SpecError
 from opgen.frozen import frozen
@@ -121,9 +121,16 @@ def load_external_backend(path: str, spec: Spec) -> ExternalBackend:
     return read_external_backend(load_yaml(path), spec)
 
 
-def read_external_backend(doc: YamlDocument, spec: Spec) -> ExternalBackend:
-    """Check a backend YAML already read against `spec`."""
-    return _Reader(doc, spec).read()
+def read_external_backend(
+    doc: YamlDocument, spec: Spec, elsewhere: Set[str] = frozenset()
+) -> ExternalBackend:
+    """Check a backend YAML already read against `spec`.
+
+    `elsewhere`: operators, as the file writes them, that `spec` does not hold because
+    another part of the spec does (`opgen.spec.partial.family_shards`); they are listed
+    unchecked and have no kernel in `indices`, which the read of that part gives.
+    """
+    return _Reader(doc, spec, elsewhere).read()
 
 
 def listed_operators(doc: YamlDocument) -> tuple[str | None, frozenset[str]]:
@@ -145,9 +152,10 @@ def listed_operators(doc: YamlDocument) -> tuple[str | None, frozenset[str]]:
 
 
 class _Reader:
-    def __init__(self, doc: YamlDocument, spec: Spec) -> None:
+    def __init__(self, doc: YamlDocument, spec: Spec, elsewhere: Set[str]) -> None:
         self.doc = doc
         self.spec = spec
+        self.elsewhere = elsewhere
         self.errors: list[Diagnostic] = []
         self.functions = {f.func.name: f for f in spec.functions}
 
@@ -185,6 +193,7 @@ class _Reader:
                 metadata = {
                     op.name: self._metadata(op.name, cpp_namespace, op.name in symint)
                     for op in listed
+                    if op.name in self.functions
                 }
                 indices[key] = BackendIndex(key, use_out_as_primary, device_guard, True, metadata)
         self._check_not_mixed(indices, backend_key, autograd_key, lists)
@@ -322,7 +331,7 @@ class _Reader:
         except SchemaError as error:
             self.errors.extend(error.at(at).diagnostics)
             return None
-        if name not in self.functions:
+        if name not in self.functions and text not in self.elsewhere:
             known = [str(n) for n in self.functions]
             close = _close_matches(text, known)
             hint = f"; did you mean '{close[0]}'?" if close else ""
@@ -469,7 +478,10 @@ class _Reader:
     ) -> None:
         kernels = {op.name for op in (*supported, *autograd)}
         for op in symint:
-            if not self.functions[op.name].func.has_symint():
+            f = self.functions.get(op.name)
+            if f is None:  # another part of the spec's
+                continue
+            if not f.func.has_symint():
                 self._error(
                     f"'{op.name}' has no SymInt argument, so it has no SymInt kernel; "
                     "remove it from 'symint:'",

@@ -149,6 +149,32 @@ def group_functions(pre_groups: Iterable[PreGroup]) -> list[NativeFunction | Nat
     return result
 
 
+def grouped_lines(grouped: Sequence[NativeFunction | NativeFunctionsGroup]) -> list[int]:
+    """For each item of a grouped spec, the line of the first entry of its operator (the
+    functions of one `signature()`): the items of any spec holding whole operators (all of
+    them, or some families, `opgen.spec.partial`) are in the order of these lines, and the
+    items of one operator are next to each other.
+
+    A group holds its operator's functions; the functions of an operator that is not a
+    group are consecutive single items, the first entry first (`group_functions`).
+    """
+    lines: list[int] = []
+    previous: NativeFunction | None = None  # the item before, if a single function
+    for item in grouped:
+        if isinstance(item, NativeFunctionsGroup):
+            lines.append(min(f.loc.line for f in item.functions()))
+            previous = None
+            continue
+        same_operator = (
+            previous is not None
+            and previous.func.name.name.base == item.func.name.name.base
+            and previous.func.signature() == item.func.signature()
+        )
+        lines.append(lines[-1] if same_operator else item.loc.line)
+        previous = item
+    return lines
+
+
 @frozen(eq=False)
 class NativeFunctionsViewGroup:
     view: NativeFunction

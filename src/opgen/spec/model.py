@@ -81,6 +81,19 @@ class Spec:
 _NO_KERNELS: Mapping[DispatchKey, BackendMetadata] = MappingProxyType({})
 
 
+def empty_spec() -> Spec:
+    """A spec without operators, to read what extends a spec by its own rules alone."""
+    return Spec(
+        functions=(),
+        backend_indices={},
+        grouped=(),
+        view_grouped=(),
+        tags={},
+        entry_count=0,
+        sources={},
+    )
+
+
 @frozen
 class LoadOptions:
     ignore_keys: Set[DispatchKey] = frozenset()  # dispatch entries to drop, e.g. MPS
@@ -98,20 +111,36 @@ class LoadOptions:
     for_comparison: bool = False
     # The torch release whose rules the spec is read by (`opgen.releases`).
     release: Release = NEWEST
+    # Whether to group views with their copies (`view_grouped`), checking the rules that
+    # relate them; without, `view_grouped` lists the functions, as gen_backend_stubs,
+    # which never groups views, reads the spec.
+    group_views: bool = True
 
 
-def load_spec(native_path: str, tags_path: str | None, options: LoadOptions | None = None) -> Spec:
-    """Read and validate a spec; raises SpecError with every diagnostic found."""
+def load_spec(
+    native_path: str,
+    tags_path: str | None,
+    options: LoadOptions | None = None,
+    *,
+    native_text: str | None = None,
+) -> Spec:
+    """Read and validate a spec; raises SpecError with every diagnostic found.
+
+    `native_text` is the text of `native_path` if the caller has read it already, whole
+    or with some entries blanked out by `only_families`.
+    """
     options = options or LoadOptions()
     sources: dict[str, str] = {}
     tags: Mapping[str, str] = {}
     if tags_path is not None:
         tags_doc = _load(tags_path, sources)
         tags = read_tags(tags_doc)
-    if options.only_operators is None:
+    if native_text is None and options.only_operators is None:
         doc = _load(native_path, sources)
     else:
-        text = only_families(read_text(native_path), options.only_operators, options.view_families)
+        text = read_text(native_path) if native_text is None else native_text
+        if options.only_operators is not None:
+            text = only_families(text, options.only_operators, options.view_families)
         doc = parse_yaml(native_path, text)
         sources[native_path] = text
     return _build(doc, tags, options, sources)
@@ -170,7 +199,7 @@ def _build(
         functions=tuple(functions),
         backend_indices={k: BackendIndex.in_tree(k, v) for k, v in kernels.items()},
         grouped=tuple(group_functions(pre_groups)),
-        view_grouped=tuple(group_views(functions)),
+        view_grouped=tuple(group_views(functions) if options.group_views else functions),
         tags=tags,
         entry_count=len(entries),
         sources=sources,

@@ -24,7 +24,9 @@ one whose name cannot be read from its first line is kept.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable
+from itertools import accumulate
 
 _DUNDER = re.compile(r"__i?([a-z]+)__\Z")
 _VIEW_SUFFIXES = ("_copy", "_scatter")
@@ -80,6 +82,60 @@ def only_families(text: str, names: Iterable[str], views: bool = True) -> str:
     else:
         pieces.append(text[kept_from:])
     return "".join(pieces)
+
+
+def family_parts(
+    text: str, names: Iterable[str], count: int, min_entries: int = 1
+) -> list[tuple[frozenset[str], str]]:
+    """`names` split into at most `count` sets of whole families whose entries in `text` are
+    about as many, and at least `min_entries` each, with `text` as `only_families` leaves it
+    for each set: parts of the spec that can be read, and generated for, apart and in
+    parallel. No operator is in two parts, and the split depends on nothing but the input.
+
+    One part if an entry of `text` does not name itself on its first line: every part would
+    keep it.
+    """
+    names = frozenset(names)
+    wanted = {family(n) for n in names}
+    # "\n" + text is `head`, then each entry after a "\n- " (which _ENTRY matches, naming it).
+    head, *entries = ("\n" + text).split("\n- ")
+    entry_names = _ENTRY.findall("\n" + text)
+    if "" in entry_names:
+        return [(names, only_families(text, names))]
+    families: dict[str, str] = {}  # an entry's base name: its family, "" if not wanted
+    for name in set(entry_names):
+        base = family(name)
+        families[name] = base if base in wanted else ""
+    entry_families = [families[name] for name in entry_names]
+    sizes = Counter(entry_families)
+    count = max(1, min(count, (len(entry_families) - sizes[""]) // max(1, min_entries)))
+    loads = [0] * count
+    part_of = {"": -1}
+    # The largest family first, each to the part with the fewest entries so far.
+    for base in sorted(wanted, key=lambda b: (-sizes[b], b)):
+        lightest = loads.index(min(loads))
+        loads[lightest] += sizes[base] or 1
+        part_of[base] = lightest
+    kept: list[list[int]] = [[] for _ in range(count)]  # each part's entries
+    for i, base in enumerate(entry_families):
+        if base:
+            kept[part_of[base]].append(i)
+    # The line breaks before each entry (and at the end), as its "\n- " and text hold them.
+    breaks = list(accumulate((entry.count("\n") + 1 for entry in entries), initial=0))
+    operators: list[set[str]] = [set() for _ in range(count)]
+    for name in names:
+        operators[part_of[family(name)]].add(name)
+    parts = []
+    for part, indices in enumerate(kept):
+        pieces = [head]
+        done = 0  # the line breaks `pieces` hold after `head`
+        for i in indices:
+            pieces += ("\n" * (breaks[i] - done), "\n- ", entries[i])
+            done = breaks[i + 1]
+        pieces.append("\n" * (breaks[-1] - done))
+        if operators[part]:
+            parts.append((frozenset(operators[part]), "".join(pieces)[1:]))
+    return parts
 
 
 # An entry's first line holding its whole schema as a plain scalar (after the line break

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import itertools
 import re
-import string
 from collections.abc import Iterator, Sequence
 
 from opgen.cached import cached
@@ -563,4 +562,4 @@ def _parse_returns_text(
 
 def fresh_alias_names(used: Sequence[str]) -> list[str]:
     """Alias set names not in `used`, in alphabetical order."""
-    return [c for c in string.ascii_lowercase if c not in used]
+    return [c for c in "abcdefghijklmnopqrstuvwxyz" if c not in used]

@@ -145,8 +145,10 @@ def load_fallback_tables(source_path: str, table: str | None = None) -> Fallback
     from opgen.installed_torchgen import package_dir
 
     installed = package_dir()
-    if installed is not None and (installed / "aoti" / "fallback_ops.py").is_file():
-        return read_fallback_tables(str(installed / "aoti" / "fallback_ops.py"))
+    if installed is not None:
+        table = os.path.join(installed, "aoti", "fallback_ops.py")
+        if os.path.isfile(table):
+            return read_fallback_tables(table)
     tried = " and ".join(str(p) for p in candidates)
     raise SpecError(
         "the AOTInductor fallback-op table (torchgen/aoti/fallback_ops.py) was not found: "

@@ -8,7 +8,6 @@ list (`-o`) names exactly the files torchgen's would.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from opgen.api.signatures import SignatureSet
@@ -66,10 +65,6 @@ class AtenOutputs:
         listed.append(("ops_", self.ops))
         listed.extend((f"{device}_", s) for device, s in self.devices.items())
         return listed
-
-    def roots(self) -> list[Path]:
-        """The directories torchgen creates whatever it writes."""
-        return [s.root for s in (self.core, self.ops, self.aoti, self.headeronly)]
 
 
 @frozen(eq=False)

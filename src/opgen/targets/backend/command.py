@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 
+from opgen.jobs import add_jobs_argument, default_jobs
 from opgen.targets.backend.options import BackendOptions
 from opgen.targets.contract import LazyTarget, RunOptions
 from opgen.targets.torch_version import add_torch_version_argument, choose_release
@@ -51,6 +52,7 @@ def add_common_arguments(parser: argparse.ArgumentParser) -> None:
         "templates/ (default: the installed torchgen's packaged ATen)",
     )
     add_torch_version_argument(parser)
+    add_jobs_argument(parser, "the operators' code")  # opgen's own: not a flag of torchgen
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -65,8 +67,7 @@ def backend_options(args: argparse.Namespace) -> BackendOptions:
     if source is None and args.torch_version is None:
         from opgen.installed_torchgen import packaged_aten
 
-        found = packaged_aten()
-        source = None if found is None else str(found)
+        source = packaged_aten()
     release = choose_release(args.torch_version, [source, args.source_yaml])
     return BackendOptions(
         source_yaml=args.source_yaml,
@@ -78,6 +79,7 @@ def backend_options(args: argparse.Namespace) -> BackendOptions:
         ),
         impl_path=args.impl_path,
         source_path=args.source_path,
+        jobs=default_jobs() if args.jobs is None else args.jobs,
     )
 
 

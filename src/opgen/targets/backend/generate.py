@@ -2,31 +2,42 @@
 
 The spec and templates come from `--source-path` or, as upstream reads the spec it
 ships, from the installed torchgen's packaged ATen (found without importing it).
-`load_inputs` is shared with `opgen lazy`, which writes these files and more.
+`in_parts` reads the spec and does a target's work on it, part by part in
+parallel where it can; `opgen lazy` shares it, and writes these files and more.
 """
 
 from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
+from collections.abc import Callable
+from functools import partial
+from typing import TYPE_CHECKING, Generic, TypeVar
 
 from opgen.diagnostics import SpecError
+from opgen.forked import ForkedFailure, run_forked
+from opgen.frozen import frozen, replace
 from opgen.output import OutputSet, TemplateDir
 from opgen.spec.external_backend import ExternalBackend, listed_operators, read_external_backend
-from opgen.spec.model import LoadOptions, Spec, load_spec
+from opgen.spec.model import LoadOptions, Spec, empty_spec, load_spec
+from opgen.spec.partial import family_parts
 from opgen.spec.yaml.load import load_yaml, read_text
 from opgen.targets.backend.options import BackendOptions
 from opgen.targets.contract import Generated
 from opgen.template import Template
 
+if TYPE_CHECKING:
+    from opgen.targets.backend.files import KeyTexts
+
+R = TypeVar("R")
+
 GENERATOR = "torchgen/gen_backend_stubs.py"
 
 
-def aten_dir(source_path: str | None) -> Path:
+def aten_dir(source_path: str | None) -> str:
     """The ATen directory the flags name, else the installed torchgen's packaged one."""
     if source_path is not None:
-        return Path(source_path)
+        return source_path
     from opgen.installed_torchgen import packaged_aten
 
     found = packaged_aten()
@@ -39,30 +50,76 @@ def aten_dir(source_path: str | None) -> Path:
     return found
 
 
-def load_inputs(options: BackendOptions) -> tuple[Path, Spec, ExternalBackend]:
-    """The ATen directory, the spec and the backend YAML read against it.
+# Reading a part of the spec in a process of its own costs a fork, and the work every
+# part repeats (the tags, the common types); a part of fewer entries does not pay for it.
+MIN_PART_ENTRIES = 64
+
+
+@frozen(eq=False)
+class Parts(Generic[R]):
+    """What a run did on the spec: each part's result, and what the files need besides."""
+
+    aten: str  # the ATen directory: templates
+    # The backend YAML read against the whole spec; or, when the spec was read in parts,
+    # against one of them: the file's settings, but only that part's kernels in `indices`.
+    backend: ExternalBackend
+    results: list[R]  # each part's, in part order
+    models: list[Spec]  # the specs read in this process, to keep until it exits
+
+
+def in_parts(options: BackendOptions, work: Callable[[Spec, ExternalBackend], R]) -> Parts[R]:
+    """`work` done on the spec and the backend YAML read against it.
 
     Only the spec entries the YAML's operators need are read (`opgen.spec.partial`),
-    unless the YAML has errors or its key may already be the spec's: the whole spec
-    then gives the exact diagnostics.
+    split into parts of whole families (`family_parts`) that `options.jobs` processes
+    read and work on in parallel, each part's results carrying where they go. If the
+    YAML has errors, or its key may already be the spec's, or `work` fails on a part,
+    the work is done again on one spec, the needed entries or else the whole spec, so
+    that the errors are those of a run in one process.
     """
     aten = aten_dir(options.source_path)
     native, tags = (
-        str(aten / "native" / "native_functions.yaml"),
-        str(aten / "native" / "tags.yaml"),
+        os.path.join(aten, "native", "native_functions.yaml"),
+        os.path.join(aten, "native", "tags.yaml"),
     )
+    read = LoadOptions(release=options.run.release, group_views=False)
     doc = load_yaml(options.source_yaml)
     backend_name, names = listed_operators(doc)
-    if backend_name is not None and not _may_have_kernels(read_text(native), backend_name):
+    text = read_text(native)
+    models: list[Spec] = []
+    backends: list[ExternalBackend] = []  # read in this process, against parts
+    if backend_name is not None and not _may_have_kernels(text, backend_name):
+        parts = family_parts(text, names, options.jobs, MIN_PART_ENTRIES)
+        if len(parts) > 1:
+
+            def part(operators: frozenset[str], part_text: str) -> Callable[[], R]:
+                def run() -> R:
+                    spec = load_spec(native, tags, read, native_text=part_text)
+                    backend = read_external_backend(doc, spec, names - operators)
+                    models.append(spec)
+                    backends.append(backend)
+                    return work(spec, backend)
+
+                return run
+
+            try:
+                results = run_forked([part(*p) for p in parts], options.jobs)
+                if not backends:  # the other processes took every part
+                    backends.append(read_external_backend(doc, empty_spec(), names))
+                return Parts(aten, backends[0], results, models)
+            except ForkedFailure as failure:
+                if not isinstance(failure.error, SpecError):
+                    raise failure.error from failure
         try:
-            spec = load_spec(
-                native, tags, LoadOptions(only_operators=names, release=options.run.release)
-            )
-            return aten, spec, read_external_backend(doc, spec)
+            spec = load_spec(native, tags, replace(read, only_operators=names), native_text=text)
+            backend = read_external_backend(doc, spec)
         except SpecError:
             pass
-    spec = load_spec(native, tags, LoadOptions(release=options.run.release))
-    return aten, spec, read_external_backend(doc, spec)
+        else:
+            return Parts(aten, backend, [work(spec, backend)], [spec])
+    spec = load_spec(native, tags, read, native_text=text)
+    backend = read_external_backend(doc, spec)
+    return Parts(aten, backend, [work(spec, backend)], [spec])
 
 
 def _may_have_kernels(native_text: str, backend: str) -> bool:
@@ -81,30 +138,50 @@ def _may_have_kernels(native_text: str, backend: str) -> bool:
     return False
 
 
-def output_set(output_dir: str, aten: Path, generator: str) -> OutputSet:
+def output_set(output_dir: str, aten: str, generator: str) -> OutputSet:
     templates = TemplateDir(os.path.join(aten, "templates"), Template.from_file)
     return OutputSet(output_dir, templates, generator=generator)
 
 
 def generate(options: BackendOptions) -> Generated:
     """The kernel class header and the registrations; nothing if the YAML lists no kernels."""
-    from opgen.api.signatures import SignatureSet
+    # What the parts use, imported before they fork.
     from opgen.targets.backend.files import (
-        BackendRun,
         RegistrationStyle,
         add_native_functions_header,
         add_registrations,
+        merged_key_texts,
     )
-    from opgen.targets.backend.kernel_check import check_kernel_definitions
 
-    aten, spec, backend = load_inputs(options)
-    if backend.backend_key is None:  # nothing listed: upstream writes nothing
-        return Generated((), model=spec)
-    run = BackendRun(backend, backend.kernel_class, spec.functions, spec.grouped, SignatureSet())
     if options.impl_path is not None:
-        check_kernel_definitions(run, options.impl_path)
+        import opgen.targets.backend.kernel_check  # noqa: F401
+
+    parts = in_parts(options, partial(_texts, options))
+    backend = parts.backend
+    if backend.backend_key is None:  # nothing listed: upstream writes nothing
+        return Generated((), model=parts.models)
+    texts = merged_key_texts(parts.results)
     output_dir = options.run.output_dir
-    files = output_set(output_dir, aten, GENERATOR)
-    add_native_functions_header(files, run)
-    add_registrations(files, run, RegistrationStyle(output_dir))
-    return Generated((files,), model=spec)
+    files = output_set(output_dir, parts.aten, GENERATOR)
+    add_native_functions_header(files, backend, backend.kernel_class, texts)
+    add_registrations(files, backend, texts, RegistrationStyle(output_dir))
+    return Generated((files,), model=parts.models)
+
+
+def _texts(options: BackendOptions, spec: Spec, backend: ExternalBackend) -> dict[str, KeyTexts]:
+    """The texts of one part of the spec (or all of it)."""
+    from opgen.api.signatures import SignatureSet
+    from opgen.spec.groups import grouped_lines
+    from opgen.targets.backend.files import BackendRun, key_texts
+
+    if backend.backend_key is None:
+        return {}
+    positions = [("", line) for line in grouped_lines(spec.grouped)]
+    run = BackendRun(
+        backend, backend.kernel_class, spec.functions, spec.grouped, positions, SignatureSet()
+    )
+    if options.impl_path is not None:
+        from opgen.targets.backend.kernel_check import check_kernel_definitions
+
+        check_kernel_definitions(run, options.impl_path)
+    return key_texts(run)

@@ -12,3 +12,6 @@ class BackendOptions:
     run: RunOptions  # -o/--output-dir is its output directory
     impl_path: str | None = None  # a C++ file that must define every listed kernel
     source_path: str | None = None  # the ATen directory; default: the installed torchgen's
+    # Processes reading parts of the spec and generating their code (`in_parts`); the
+    # output does not depend on it.
+    jobs: int = 1

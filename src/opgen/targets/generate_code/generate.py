@@ -11,7 +11,6 @@ writes every set in one pass (`opgen.writer`).
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 from opgen.autograd.model import DerivativeInfos
 from opgen.diagnostics import SpecError
@@ -171,7 +170,7 @@ def _lazy_outputs(options: GenerateCodeOptions, spec: Spec) -> tuple[OutputSet, 
     backend = read_external_backend(load_yaml(options.ts_backend_yaml), spec)
     generated = generate_from(
         LazyBackendOptions(backend_options, lazy),
-        Path(options.aten_dir),
+        options.aten_dir,
         spec,
         backend,
         generator=GENERATE_CODE_GENERATOR,

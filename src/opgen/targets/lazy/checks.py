@@ -42,7 +42,7 @@ def check_shape_inference_header(run: BackendRun, options: LazyOptions) -> None:
     lines = set(read_text(header).split("\n"))
     where = {op.name: op.location for op in run.backend.full_codegen}
     errors = []
-    for f, index in functions_of(run, where.keys()):
+    for f, index, _ in functions_of(run, where.keys()):
         for declaration in shape_inference_declarations(f, index, options):
             if declaration not in lines:
                 errors.append(

@@ -14,7 +14,7 @@ name of each item's functional operator, then each item's functions.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Set
+from collections.abc import Callable, Iterator, Sequence, Set
 from functools import partial
 
 from opgen.api.lazy import UnsupportedLazyOperator
@@ -23,9 +23,10 @@ from opgen.frozen import frozen
 from opgen.output import OutputSet
 from opgen.releases import Release
 from opgen.spec.backend import BackendIndex
+from opgen.spec.external_backend import ExternalBackend
 from opgen.spec.native import NativeFunction
 from opgen.spec.schema import OperatorName
-from opgen.targets.backend.files import BackendRun, members
+from opgen.targets.backend.files import BackendRun, Position, members
 from opgen.targets.dispatch_registration import namespace_lines
 from opgen.targets.lazy.kernels import native_function_definitions
 from opgen.targets.lazy.nodes import ir_node_classes, non_native_node
@@ -96,16 +97,37 @@ std::vector<at::Tensor> to_meta(at::ITensorListRef t_list) {
 """
 
 
+# The per-operator texts of the lazy files from one part of the spec (or all of it), as
+# plain values (which a forked worker sends back without pickling, `opgen.forked`), each
+# with the position of its operator's item: the full_codegen kernels
+# (<Key>NativeFunctions.cpp), the full_codegen and ir_gen node classes (LazyIr.h), and
+# the node classes of the `non_native` entries (LazyNonNativeIr.h; the same from
+# every part).
+PositionedText = tuple[Position, str]
+PartTexts = tuple[list[PositionedText], list[PositionedText], list[str]]
+
+
 @frozen
 class LazyTexts:
-    """The per-operator texts of the lazy files, computed before any file is written."""
+    """The per-operator texts of the lazy files, in order, computed before any is written."""
 
     kernels: list[str]  # <Key>NativeFunctions.cpp: the full_codegen operators' kernels
     nodes: list[str]  # LazyIr.h: the full_codegen and ir_gen operators' node classes
     non_native: list[str]  # LazyNonNativeIr.h
 
 
-def lazy_texts(run: BackendRun, options: LazyOptions, release: Release) -> LazyTexts:
+def merged_lazy_texts(parts: Sequence[PartTexts]) -> LazyTexts:
+    """The texts of the parts of a spec as one, in the order of their positions."""
+    kernels = sorted((k for part in parts for k in part[0]), key=_position)
+    nodes = sorted((n for part in parts for n in part[1]), key=_position)
+    return LazyTexts([t for _, t in kernels], [t for _, t in nodes], parts[0][2])
+
+
+def _position(text: PositionedText) -> Position:
+    return text[0]
+
+
+def lazy_texts(run: BackendRun, options: LazyOptions, release: Release) -> PartTexts:
     """Every operator's texts; a SpecError at the YAML entry of each one lazy IR cannot express."""
     backend = run.backend
     generated = {op.name for op in backend.full_codegen}
@@ -113,11 +135,11 @@ def lazy_texts(run: BackendRun, options: LazyOptions, release: Release) -> LazyT
     where = {op.name: op.location for op in (*backend.full_codegen, *backend.ir_gen)}
     errors: list[Diagnostic] = []
 
-    def texts(names: Set[OperatorName], per_function: PerFunction) -> list[str]:
-        found: list[str] = []
-        for f, index in functions_of(run, names):
+    def texts(names: Set[OperatorName], per_function: PerFunction) -> list[PositionedText]:
+        found: list[PositionedText] = []
+        for f, index, position in functions_of(run, names):
             try:
-                found.extend(per_function(f, index, options))
+                found.extend((position, text) for text in per_function(f, index, options))
             except UnsupportedLazyOperator as e:
                 message = str(e) if f"'{f.func.name}'" in str(e) else f"'{f.func.name}': {e}"
                 errors.append(Diagnostic(where[f.func.name], message))
@@ -134,26 +156,30 @@ def lazy_texts(run: BackendRun, options: LazyOptions, release: Release) -> LazyT
             errors.append(Diagnostic(node.location, str(e)))
     if errors:
         raise SpecError.of(errors)
-    return LazyTexts(kernels, nodes, non_native)
+    return kernels, nodes, non_native
 
 
 def functions_of(
     run: BackendRun, names: Set[OperatorName]
-) -> Iterator[tuple[NativeFunction, BackendIndex]]:
-    """The functions named, in upstream's order (see the module doc), with the backend's index."""
+) -> Iterator[tuple[NativeFunction, BackendIndex, Position]]:
+    """The functions named, in upstream's order (see the module doc), with the backend's
+    index and the position of their item."""
     backend = run.backend
     assert backend.backend_key is not None, "a lazy backend has kernels"
     index = backend.indices[backend.backend_key]
-    for item in run.items:
+    for item, position in zip(run.items, run.positions, strict=True):
         for f in members(item):
             if f.func.name in names:
-                yield f, index
+                yield f, index, position
 
 
 def add_lazy_files(
-    out: OutputSet, run: BackendRun, texts: LazyTexts, options: LazyOptions, output_dir: str
+    out: OutputSet,
+    backend: ExternalBackend,
+    texts: LazyTexts,
+    options: LazyOptions,
+    output_dir: str,
 ) -> None:
-    backend = run.backend
     key = backend.backend_key
     assert key is not None, "a lazy backend has kernels"
     prologue, epilogue = namespace_lines(backend.cpp_namespace, max_level=2)

@@ -149,7 +149,7 @@ def check_owners(outputs: OutputSet, spec: str, module: str) -> None:
     ours = os.path.realpath(spec)
     clashes: dict[tuple[str, str], list[str]] = {}
     for path in outputs.paths():
-        origin = _origin(outputs.root / path)
+        origin = _origin(os.path.join(outputs.root, path))
         if origin is None:
             continue
         their_spec, their_module = origin
@@ -168,12 +168,14 @@ def check_owners(outputs: OutputSet, spec: str, module: str) -> None:
             f"generating {spec} (module '{module}') into the same directory would overwrite "
             f"{them}: give each spec its own output directory, or its own namespace and module"
         )
-        problems.append(Diagnostic(Location(str(outputs.root / paths[0]), 1), message))
+        problems.append(
+            Diagnostic(Location(os.path.normpath(os.path.join(outputs.root, paths[0])), 1), message)
+        )
     if problems:
         raise SpecError.of(problems)
 
 
-def _origin(path: Path) -> tuple[str, str] | None:
+def _origin(path: str) -> tuple[str, str] | None:
     """The spec (from the output directory) and module a file's first line names."""
     try:
         with open(path, encoding="utf-8", errors="replace") as file:

@@ -119,7 +119,7 @@ def _base_spec(args: argparse.Namespace, kinds: Mapping[str, str]) -> tuple[str,
                 "a backend YAML is read against a spec: pass --source-spec NATIVE_YAML "
                 "(torchgen, whose packaged spec is the default, is not installed)"
             )
-        path = str(aten / "native" / "native_functions.yaml")
+        path = os.path.join(aten, "native", "native_functions.yaml")
     return path, read_spec(path, None, full=True)
 
 
