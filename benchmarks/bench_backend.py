@@ -10,9 +10,10 @@ tests/conformance/lazy_oracle.py (its module cannot find the spec from a wheel).
 Each run writes into a fresh, empty output directory, which it names by a
 relative path from its own working directory, as a build does; runs alternate,
 and the script prints both medians and the median of the paired ratios, after
-checking that the two output trees are identical.
+checking that the two output trees are identical. opgen runs with its default `-j`
+(one process per core, at most 4) unless `--jobs` says.
 
-    python benchmarks/bench_backend.py [--runs 11] [--torch-version X.Y.Z]
+    python benchmarks/bench_backend.py [--runs 11] [--torch-version X.Y.Z] [--jobs N]
 """
 
 from __future__ import annotations
@@ -41,10 +42,13 @@ def shape_inference_header() -> Path:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=11, help="pairs of runs (default 11)")
+    parser.add_argument("--jobs", type=int, help="opgen's -j (default: opgen's default)")
     add_release_argument(parser)
     args = parser.parse_args()
     aten, release_flags = use_release(args.torch_version)
     source = ["--source-path", str(aten), *release_flags] if release_flags else []
+    if args.jobs is not None:
+        source += ["-j", str(args.jobs)]
     header = shape_inference_header()
     inputs = Scratch()
     try:

@@ -397,8 +397,11 @@ def _unused_autogen_names(pre_groups: list[PreGroup]) -> list[Diagnostic]:
     """
     warnings: list[Diagnostic] = []
     for members in pre_groups:
+        naming = [f for f in members.values() if f.autogen]
+        if not naming:  # most operators
+            continue
         derived = {str(f.func.name) for f in members.values() if "generated" in f.tags}
-        for f in members.values():
+        for f in naming:
             for name in f.autogen:
                 if str(name) not in derived:
                     message = (
