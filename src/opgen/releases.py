@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 
+from opgen.cached import cached
 from opgen.frozen import frozen
 
 
@@ -34,9 +35,9 @@ class Release:
     def __str__(self) -> str:
         return f"{self.major}.{self.minor}"
 
-    @property
+    @cached
     def key(self) -> tuple[int, int]:
-        return (self.major, self.minor)
+        return (self.major, self.minor)  # compared for every entry read: built once
 
     def has(self, change: Change) -> bool:
         """Whether this release's torchgen behaves as `change` says."""

@@ -506,6 +506,16 @@ class _TextPositions:
         line = bisect_right(starts, offset)
         return Location(self.path, line, offset - starts[line - 1] + 1, length)
 
+    def _location_in(self, mapping: YamlMap, offset: int, length: int) -> Location:
+        """`_location` of an offset in `mapping`, counted from the mapping's first line:
+        a spec's few warnings then scan a few lines each, not the whole text once (which
+        a text that is mostly blank lines, as `opgen.spec.partial` leaves it, makes long)."""
+        at = mapping.at
+        if not isinstance(at, int) or offset < at:
+            return self._location(offset, length)
+        line = mapping.line + self.text.count("\n", at, offset)
+        return Location(self.path, line, offset - self.text.rfind("\n", 0, offset), length)
+
     def of_collection(self, at: object) -> Location:
         assert isinstance(at, int)
         return self._location(at, 1)
@@ -513,7 +523,7 @@ class _TextPositions:
     def of_key(self, mapping: YamlMap, key: object) -> Location:
         m = mapping.entry_at[key]
         assert isinstance(m, re.Match)
-        return self._location(m.start(_KEY), len(m.group(_KEY).rstrip(" ")))
+        return self._location_in(mapping, m.start(_KEY), len(m.group(_KEY).rstrip(" ")))
 
     def of_value(self, mapping: YamlMap, key: object) -> Location:
         value = mapping[key]
@@ -521,7 +531,7 @@ class _TextPositions:
             return value.location
         m = mapping.entry_at[key]
         assert isinstance(m, re.Match)
-        return self._location(*self._scalar(m))
+        return self._location_in(mapping, *self._scalar(m))
 
     def of_item(self, items: YamlList, index: int) -> Location:
         value = items[index]
