@@ -30,13 +30,15 @@ from opgen.api import cpp
 from opgen.api.dispatcher import DispatcherSignature
 from opgen.api.signatures import SignatureSet
 from opgen.api.translate import call_arguments
-from opgen.frozen import frozen
+from opgen.cached import cached
+from opgen.frozen import field, frozen
 from opgen.output import OutputSet
 from opgen.spec.backend import BackendIndex, BackendMetadata
 from opgen.spec.external_backend import ExternalBackend
 from opgen.spec.groups import NativeFunctionsGroup
 from opgen.spec.keys import DispatchKey, SchemaKind
 from opgen.spec.native import NativeFunction
+from opgen.spec.schema import OperatorName
 from opgen.targets.dispatch_registration import (
     device_check,
     device_guard,
@@ -280,14 +282,24 @@ class _Wrappers:
 
     run: BackendRun
     index: BackendIndex
+    # Each function's wrapper signature, made once: its text and its name's registration use it.
+    made: dict[OperatorName, DispatcherSignature] = field(default_factory=dict)
+
+    @cached
+    def _key(self) -> str:
+        return str(self.index.dispatch_key)
 
     def name(self, f: NativeFunction) -> str:
         return self.signature(f).name()
 
     def signature(self, f: NativeFunction) -> DispatcherSignature:
-        sigs = self.run.signatures.of(f)
-        prefix = f"wrapper_{self.index.dispatch_key}_{f.func.name.overload_name}_"
-        return DispatcherSignature(f.func, sigs.style, prefix, True, self.run.signatures.memo)
+        sig = self.made.get(f.func.name)
+        if sig is None:
+            sigs = self.run.signatures.of(f)
+            prefix = f"wrapper_{self._key}_{f.func.name.overload_name}_"
+            sig = DispatcherSignature(f.func, sigs.style, prefix, True, self.run.signatures.memo)
+            self.made[f.func.name] = sig
+        return sig
 
     def definition(self, f: NativeFunction, g: NativeFunctionsGroup | None) -> str | None:
         """The wrapper of `f`, if the key registers one."""
