@@ -104,7 +104,7 @@ std::vector<at::Tensor> to_meta(at::ITensorListRef t_list) {
 # the node classes of the `non_native` entries (LazyNonNativeIr.h; the same from
 # every part).
 PositionedText = tuple[Position, str]
-PartTexts = tuple[list[PositionedText], list[PositionedText], list[str]]
+LazyLazyPartTexts = tuple[list[PositionedText], list[PositionedText], list[str]]
 
 
 @frozen
@@ -116,7 +116,7 @@ class LazyTexts:
     non_native: list[str]  # LazyNonNativeIr.h
 
 
-def merged_lazy_texts(parts: Sequence[PartTexts]) -> LazyTexts:
+def merged_lazy_texts(parts: Sequence[LazyPartTexts]) -> LazyTexts:
     """The texts of the parts of a spec as one, in the order of their positions."""
     kernels = sorted((k for part in parts for k in part[0]), key=_position)
     nodes = sorted((n for part in parts for n in part[1]), key=_position)
@@ -127,7 +127,7 @@ def _position(text: PositionedText) -> Position:
     return text[0]
 
 
-def lazy_texts(run: BackendRun, options: LazyOptions, release: Release) -> PartTexts:
+def lazy_texts(run: BackendRun, options: LazyOptions, release: Release) -> LazyPartTexts:
     """Every operator's texts; a SpecError at the YAML entry of each one lazy IR cannot express."""
     backend = run.backend
     generated = {op.name for op in backend.full_codegen}

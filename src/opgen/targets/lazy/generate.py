@@ -22,7 +22,7 @@ from opgen.spec.native import NativeFunction
 from opgen.targets.backend.files import KeyTexts
 from opgen.targets.backend.generate import in_parts, output_set
 from opgen.targets.contract import Generated
-from opgen.targets.lazy.files import PartTexts
+from opgen.targets.lazy.files import LazyPartTexts
 from opgen.targets.lazy.options import LazyBackendOptions
 
 GENERATOR = "torchgen/gen_lazy_tensor.py"
@@ -30,7 +30,7 @@ GENERATOR = "torchgen/gen_lazy_tensor.py"
 
 # The texts of one part of the spec, as plain values (which a forked worker sends back
 # without pickling): the class header's and registrations', and the lazy files'.
-_PartTexts = tuple[dict[str, KeyTexts], PartTexts]
+_PartTexts = tuple[dict[str, KeyTexts], LazyPartTexts]
 
 
 def generate(options: LazyBackendOptions) -> Generated:
