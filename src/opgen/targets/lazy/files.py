@@ -104,7 +104,7 @@ std::vector<at::Tensor> to_meta(at::ITensorListRef t_list) {
 # the node classes of the `non_native` entries (LazyNonNativeIr.h; the same from
 # every part).
 PositionedText = tuple[Position, str]
-LazyLazyPartTexts = tuple[list[PositionedText], list[PositionedText], list[str]]
+LazyPartTexts = tuple[list[PositionedText], list[PositionedText], list[str]]
 
 
 @frozen
