@@ -127,7 +127,7 @@ def read_external_backend(
     """Check a backend YAML already read against `spec`.
 
     `elsewhere`: operators, as the file writes them, that `spec` does not hold because
-    another part of the spec does (`opgen.spec.partial.family_shards`); they are listed
+    another part of the spec does (`opgen.spec.partial.family_parts`); they are listed
     unchecked and have no kernel in `indices`, which the read of that part gives.
     """
     return _Reader(doc, spec, elsewhere).read()

@@ -16,6 +16,10 @@ the `func:` lines of their entries alone, without reading any entry; those that
 `autogen:` derives come from their families read without the views (`views=False`): a
 `_copy` variant's derivation does not need the view it copies.
 
+`family_parts` splits the families a set of operators needs into parts of about
+as many entries, whole families each, that processes read and generate for apart
+(`opgen backend` and `opgen lazy` with `-j`).
+
 The other entries become blank lines, so that lines and columns stay those
 of the file. An entry is the text from a line starting with `- ` to the next;
 one whose name cannot be read from its first line is kept.

@@ -25,6 +25,7 @@ call the functional wrapper and copy the result into the outputs
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from operator import itemgetter
 
 from opgen.api import cpp
 from opgen.api.dispatcher import DispatcherSignature
@@ -72,7 +73,7 @@ class RegistrationStyle:
 class BackendRun:
     """What the text builders read: the spec's items, in the order the command uses.
 
-    The spec may be a part of the whole one (`opgen.spec.partial.family_shards`): the
+    The spec may be a part of the whole one (`opgen.spec.partial.family_parts`): the
     texts of each part carry the `positions` of their items, which put them in order.
     """
 
@@ -112,13 +113,9 @@ def merged_key_texts(parts: Iterable[Mapping[str, KeyTexts]]) -> dict[DispatchKe
             declarations.setdefault(key, set()).update(part_declarations)
             wrappers.setdefault(key, []).extend(part_wrappers)
     return {
-        DispatchKey(key): (frozenset(declarations[key]), tuple(sorted(found, key=_position)))
+        DispatchKey(key): (frozenset(declarations[key]), tuple(sorted(found, key=itemgetter(0))))
         for key, found in wrappers.items()
     }
-
-
-def _position(wrapper: Wrapper) -> Position:
-    return wrapper[0]
 
 
 def kernel_signature(run: BackendRun, f: NativeFunction, m: BackendMetadata) -> DispatcherSignature:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence, Set
 from functools import partial
+from operator import itemgetter
 
 from opgen.api.lazy import UnsupportedLazyOperator
 from opgen.diagnostics import Diagnostic, SpecError
@@ -118,13 +119,9 @@ class LazyTexts:
 
 def merged_lazy_texts(parts: Sequence[LazyPartTexts]) -> LazyTexts:
     """The texts of the parts of a spec as one, in the order of their positions."""
-    kernels = sorted((k for part in parts for k in part[0]), key=_position)
-    nodes = sorted((n for part in parts for n in part[1]), key=_position)
+    kernels = sorted((k for part in parts for k in part[0]), key=itemgetter(0))
+    nodes = sorted((n for part in parts for n in part[1]), key=itemgetter(0))
     return LazyTexts([t for _, t in kernels], [t for _, t in nodes], parts[0][2])
-
-
-def _position(text: PositionedText) -> Position:
-    return text[0]
 
 
 def lazy_texts(run: BackendRun, options: LazyOptions, release: Release) -> LazyPartTexts:

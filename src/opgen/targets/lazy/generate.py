@@ -17,6 +17,7 @@ from opgen.diagnostics import SpecError
 from opgen.output import OutputSet
 from opgen.spec.external_backend import ExternalBackend
 from opgen.spec.groups import NativeFunctionsGroup
+from opgen.spec.keys import DispatchKey
 from opgen.spec.model import Spec
 from opgen.spec.native import NativeFunction
 from opgen.targets.backend.files import KeyTexts
@@ -66,7 +67,6 @@ def _texts(options: LazyBackendOptions, spec: Spec, backend: ExternalBackend) ->
     from opgen.api.signatures import SignatureSet
     from opgen.spec.groups import grouped_lines
     from opgen.targets.backend.files import BackendRun, key_texts
-    from opgen.targets.backend.kernel_check import check_kernel_definitions
     from opgen.targets.lazy.checks import check_properties, check_shape_inference_header
     from opgen.targets.lazy.files import lazy_texts
 
@@ -79,7 +79,7 @@ def _texts(options: LazyBackendOptions, spec: Spec, backend: ExternalBackend) ->
         )
     check_properties(backend)
     # Upstream's lazy generator sorts the grouped spec by functional name (a stable sort,
-    # so spec order within a name), and ignores `class_name:`.
+    # so spec order within a name).
     named = [
         ((_functional_name(item), line), item)
         for item, line in zip(spec.grouped, grouped_lines(spec.grouped), strict=True)
@@ -87,11 +87,11 @@ def _texts(options: LazyBackendOptions, spec: Spec, backend: ExternalBackend) ->
     named.sort(key=_name_only)
     items = [item for _, item in named]
     positions = [position for position, _ in named]
-    run = BackendRun(
-        backend, f"{key}NativeFunctions", spec.functions, items, positions, SignatureSet()
-    )
+    run = BackendRun(backend, _kernel_class(key), spec.functions, items, positions, SignatureSet())
     generated = frozenset(op.name for op in backend.full_codegen)
     if options.backend.impl_path is not None:
+        from opgen.targets.backend.kernel_check import check_kernel_definitions
+
         check_kernel_definitions(run, options.backend.impl_path, generated=generated)
     texts = lazy_texts(run, lazy, options.run.release)
     check_shape_inference_header(run, lazy)
@@ -119,8 +119,9 @@ def _files(
     texts = merged_key_texts(backend_texts for backend_texts, _ in parts)
     output_dir = options.run.output_dir
     files = output_set(output_dir, aten, generator)
-    kernel_class = f"{key}NativeFunctions"
-    add_native_functions_header(files, backend, kernel_class, texts, backend_name=lazy.backend_name)
+    add_native_functions_header(
+        files, backend, _kernel_class(key), texts, backend_name=lazy.backend_name
+    )
     style = RegistrationStyle(
         output_dir,
         build_in_tree=lazy.build_in_tree,
@@ -132,6 +133,11 @@ def _files(
     lazy_parts = merged_lazy_texts([lazy_texts for _, lazy_texts in parts])
     add_lazy_files(files, backend, lazy_parts, lazy, output_dir)
     return files
+
+
+def _kernel_class(key: DispatchKey) -> str:
+    """The kernel class: upstream's lazy generator ignores `class_name:`."""
+    return f"{key}NativeFunctions"
 
 
 def _name_only(named: tuple[tuple[str, int], object]) -> str:
