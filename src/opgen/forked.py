@@ -25,14 +25,13 @@ from __future__ import annotations
 
 import marshal
 import os
-import struct
 import sys
 from collections.abc import Callable, Sequence
 from typing import Generic, TypeVar
 
 R = TypeVar("R")
 
-_INDEX = struct.Struct("<I")
+_INDEX_SIZE = 4  # bytes of a task number in the queue, little-endian
 # The first byte of what a child sends back: how the rest is encoded.
 _MARSHALLED, _PICKLED = b"m", b"p"
 # A pipe buffers at least 4 KiB everywhere (64 KiB on Linux); the whole queue is
@@ -69,7 +68,7 @@ def run_forked(tasks: Sequence[Callable[[], R]], workers: int) -> list[R]:
     if workers <= 1 or not can_fork():
         return _in_order(tasks)
     queue_read, queue_write = os.pipe()
-    os.write(queue_write, b"".join(_INDEX.pack(i) for i in range(len(tasks))))
+    os.write(queue_write, b"".join(i.to_bytes(_INDEX_SIZE, "little") for i in range(len(tasks))))
     os.close(queue_write)  # readers see the end of the queue once it is empty
     children: list[tuple[int, int]] = []  # (pid, read end of its result pipe)
     try:
@@ -128,8 +127,8 @@ def _take_tasks(
     tasks: Sequence[Callable[[], R]], queue_read: int
 ) -> tuple[dict[int, R], dict[int, BaseException]]:
     results: dict[int, R] = {}
-    while data := os.read(queue_read, _INDEX.size):
-        (index,) = _INDEX.unpack(data)
+    while data := os.read(queue_read, _INDEX_SIZE):
+        index = int.from_bytes(data, "little")
         try:
             results[index] = tasks[index]()
         except Exception as error:

@@ -298,7 +298,8 @@ def _move_file(temporary: str, file: str) -> None:
 
 # A temporary name of this module: `.{name}.{owner}-{worker}-{count}.tmp` for a file,
 # `.{name}.{owner}-{count}.tmp` for a directory; the group is the owner's pid.
-_TEMPORARY_NAME = re.compile(r"\..+\.([0-9]+)-(?:[0-9]+-)?[0-9]+\.tmp")
+# (Compiled where used: only when a directory holds temporary names.)
+_TEMPORARY_NAME = r"\..+\.([0-9]+)-(?:[0-9]+-)?[0-9]+\.tmp"
 
 
 def _leftover_places(layout: Mapping[str, Iterable[str]]) -> set[str]:
@@ -350,7 +351,7 @@ def _remove_stale(places: Iterable[str], owner: int) -> None:
         except OSError:
             continue
         for name, is_dir in entries:
-            match = _TEMPORARY_NAME.fullmatch(name)
+            match = re.fullmatch(_TEMPORARY_NAME, name)
             if match is None:
                 continue
             pid = int(match[1])

@@ -57,3 +57,24 @@ def test_the_files_settings_alone() -> None:
     assert backend.backend_key is DispatchKey.XLA and backend.autograd_key is None
     assert backend.kernel_class == "XLANativeFunctions"
     assert dict(backend.indices[DispatchKey.XLA].index) == {}
+
+
+@pytest.mark.parametrize(
+    ("line", "may_have"),
+    [
+        ("    XLA: abs_xla", True),
+        ("    CPU, XLA: abs", True),
+        ("    CPU, CUDA , AutogradXLA : abs", True),
+        ("# XLA: only a comment", False),
+        ("    # XLA: an indented comment", False),
+        ("    XLAPreview: abs", False),
+        ("    CPU: abs  # not XLA: a comment after the kernel", False),
+        ("XLA: not indented, not a dispatch line", False),
+    ],
+)
+def test_whether_the_spec_may_give_the_backend_kernels(line: str, may_have: bool) -> None:
+    """A spec that may give kernels for the backend's keys is read whole, in one process."""
+    from opgen.targets.backend.generate import _may_have_kernels
+
+    spec = f"- func: abs(Tensor self) -> Tensor\n  dispatch:\n{line}\n"
+    assert _may_have_kernels(spec, "XLA") is may_have

@@ -51,8 +51,9 @@ LIBRARY_DISPATCH_KEYS = tuple(
 # Keys a Python kernel may be registered for (an Autograd kernel comes from derivatives).
 PYTHON_DISPATCH_KEYS = tuple(k for k in LIBRARY_DISPATCH_KEYS if k is not DispatchKey.Autograd)
 
-_MODULE = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
-_ATTRIBUTE = re.compile(r"[A-Za-z_]\w*")
+# (Compiled where used: only libraries with Python kernels need them.)
+_MODULE = r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*"
+_ATTRIBUTE = r"[A-Za-z_]\w*"
 
 
 @frozen
@@ -71,7 +72,7 @@ class PythonRef:
         if not isinstance(text, str):
             raise SpecError(f"{what} must be a string 'module.path:function'", location)
         module, colon, function = text.partition(":")
-        if not colon or not _MODULE.fullmatch(module) or not _ATTRIBUTE.fullmatch(function):
+        if not colon or not re.fullmatch(_MODULE, module) or not re.fullmatch(_ATTRIBUTE, function):
             raise SpecError(f"{what} must be 'module.path:function', not '{text}'", location)
         return PythonRef(module, function, location)
 

@@ -40,13 +40,13 @@ def family(name: str, views: bool = True) -> str:
     """The name shared by every operator that may group with `name` (`add` for `add_.Tensor`);
     without `views`, a view's `_copy` and `_scatter` variants are families of their own."""
     base = name.partition(".")[0]
-    dunder = _DUNDER.match(base)
-    if dunder is not None:
-        return dunder.group(1)
+    if base.startswith("__"):
+        dunder = _DUNDER.match(base)
+        if dunder is not None:
+            return dunder.group(1)
     base = base.removesuffix("_functional").rstrip("_") or base
-    for suffix in _VIEW_SUFFIXES if views else ():
-        if base.endswith(suffix):
-            return base[: -len(suffix)]
+    if views and base.endswith(_VIEW_SUFFIXES):
+        return base.rpartition("_")[0]  # each suffix is "_" and a word
     return base
 
 
@@ -145,12 +145,13 @@ def family_parts(
 # An entry's first line holding its whole schema as a plain scalar (after the line break
 # before it), and the start of the line after it, which must start another key or entry
 # (or end the entry) for the schema to be whole; and, to find the lines to try it on
-# quickly, the operator's name in such a line.
-_PLAIN_FUNC = re.compile(
+# quickly, the operator's name in such a line. (Compiled where used: only ExecuTorch's
+# runs need them.)
+_PLAIN_FUNC = (
     r"\n- func:[ \t]+(?:(\w+)::)?(([A-Za-z_]\w*(?:\.\w+)?)\([^#\n]*\S)[ \t]*(?:#[^\n]*)?"
     r"(?=\Z|\n(?:- |[ \t]*(?:[A-Za-z_]\w*:|#|\n|\Z)))"
 )
-_FUNC_LINE_NAME = re.compile(r"\n- func:[ \t]+(?:\w+::)?([A-Za-z_]\w*(?:\.\w+)?)\(")
+_FUNC_LINE_NAME = r"\n- func:[ \t]+(?:\w+::)?([A-Za-z_]\w*(?:\.\w+)?)\("
 
 
 def written_schemas(text: str, names: Iterable[str]) -> dict[str, tuple[str, str]]:
@@ -160,9 +161,10 @@ def written_schemas(text: str, names: Iterable[str]) -> dict[str, tuple[str, str
     wanted = set(names)
     found: dict[str, tuple[str, str]] = {}
     text = "\n" + text
-    for named in _FUNC_LINE_NAME.finditer(text):
+    plain_func = re.compile(_PLAIN_FUNC)
+    for named in re.finditer(_FUNC_LINE_NAME, text):
         if named.group(1) in wanted:
-            match = _PLAIN_FUNC.match(text, named.start())
+            match = plain_func.match(text, named.start())
             if match is not None:
                 found[match.group(3)] = (match.group(1) or "aten", match.group(2))
     return found

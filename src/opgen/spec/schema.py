@@ -40,7 +40,7 @@ _KIND_PHRASES = {
 AUGMENTED_ASSIGNMENT_NAMES = frozenset(
     {"add", "sub", "mul", "div", "mod", "pow", "lshift", "rshift", "and", "xor", "or"}
 )
-_DUNDER = re.compile(r"__([^_]+)__\Z")
+_DUNDER = r"__([^_]+)__\Z"  # compiled where used: few names are dunders
 _FUNCTIONAL_SUFFIX = "_functional"
 _VIEW_COPY_SUFFIXES = ("_copy", "_scatter")  # stripped by view_signature()
 
@@ -87,7 +87,7 @@ def _parse_base_operator_name(text: str) -> BaseOperatorName:
             len(text) - 4,
             4,
         )
-    dunder = _DUNDER.match(text) if text.startswith("__") else None
+    dunder = re.match(_DUNDER, text) if text.startswith("__") else None
     if dunder is not None:
         base = dunder.group(1)
         inplace = base[0] == "i" and base[1:] in AUGMENTED_ASSIGNMENT_NAMES

@@ -88,7 +88,7 @@ class BaseTy(Enum):
 _BASE_TYPES = {t.value: t for t in BaseTy if t is not BaseTy.Dimname}
 _NAMED_BASE_TYPES = {t.value: t for t in BaseTy}
 _CUSTOM_CLASS_PREFIX = "__torch__.torch.classes."
-_CUSTOM_CLASS_NAME = re.compile(r"[a-zA-Z0-9_.]+\Z")
+_CUSTOM_CLASS_NAME = r"[a-zA-Z0-9_.]+\Z"  # compiled where used: custom classes are rare
 
 
 @frozen
@@ -167,7 +167,7 @@ def _parse_type(text: str, offset: int, named_dimensions: bool = False) -> Type:
             return ListType(elem, int(size) if size else None)
     if text.startswith(_CUSTOM_CLASS_PREFIX):
         name = text[len(_CUSTOM_CLASS_PREFIX) :]
-        if _CUSTOM_CLASS_NAME.match(name):
+        if re.match(_CUSTOM_CLASS_NAME, name):
             return CustomClassType(name)
     base = (_NAMED_BASE_TYPES if named_dimensions else _BASE_TYPES).get(text)
     if base is None:

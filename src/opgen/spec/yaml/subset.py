@@ -85,9 +85,11 @@ _FLOW_ITEM = re.compile(
     re.VERBOSE,
 )
 _EMPTY_FLOW = re.compile(r"\[[ ]*\]|\{[ ]*\}")
+# Patterns that most documents never need are kept as text and compiled where
+# used (`re` caches them): compiling them all costs every run about 1 ms.
 # Quoted scalars, also over several lines when matched on the text.
-_SINGLE_QUOTED = re.compile(r"'((?:[^']|'')*)'(?!')")
-_DOUBLE_QUOTED = re.compile(r'"([^"\\]*)"')
+_SINGLE_QUOTED = r"'((?:[^']|'')*)'(?!')"
+_DOUBLE_QUOTED = r'"([^"\\]*)"'
 _LITERAL_HEADER = re.compile(r"\|([-+]?)(?:[ ]+(?:\#.*)?)?")
 _COMMENT_ONLY = re.compile(r"(?:[ ]+(?:\#.*)?)?")  # what may follow a value on its line
 
@@ -114,14 +116,14 @@ _WORDS: dict[str, object] = {
     **dict.fromkeys(("no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"), False),
     **dict.fromkeys(("~", "null", "Null", "NULL"), None),
 }
-_DECIMAL = re.compile(r"[-+]?(?:0|[1-9][0-9]*)")
+_DECIMAL = r"[-+]?(?:0|[1-9][0-9]*)"
 # Every character of PyYAML's int, float and timestamp patterns: a scalar made
 # of others only is none of them.
-_NUMBER_LIKE = re.compile(r"[-+.0-9_:a-fA-FxXiInNtTZ ]*")
+_NUMBER_LIKE = r"[-+.0-9_:a-fA-FxXiInNtTZ ]*"
 # Characters that no document in the subset contains (tabs; CR once CRLF is
 # made LF; other controls), and the lines that start directives or markers.
 _ASCII_OUTSIDE = tuple(chr(c) for c in (*range(0x20), 0x7F) if c != 0x0A)
-_NON_ASCII_OUTSIDE = re.compile("[\x80-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]")
+_NON_ASCII_OUTSIDE = "[\x80-\x9f\u2028\u2029\ufeff\ufffe\uffff\ud800-\udfff]"
 _MARKERS = ("---", "...", "%")
 _MARKER_LINE = re.compile(r"\n(?:---|\.\.\.|%)")
 
@@ -152,7 +154,7 @@ def read_subset(path: str, text: str) -> YamlDocument | None:
 def _in_subset_characters(text: str) -> bool:
     if any(c in text for c in _ASCII_OUTSIDE):
         return False
-    if not text.isascii() and _NON_ASCII_OUTSIDE.search(text):
+    if not text.isascii() and re.search(_NON_ASCII_OUTSIDE, text):
         return False
     return not (text.startswith(_MARKERS) or _MARKER_LINE.search(text))
 
@@ -163,9 +165,9 @@ def _resolve(text: str) -> object:
     if word is not _NOT_A_WORD:
         return word
     if text[0] in _NUMERIC_FIRST:
-        if _DECIMAL.fullmatch(text):
+        if re.fullmatch(_DECIMAL, text):
             return int(text)
-        if _NUMBER_LIKE.fullmatch(text):
+        if re.fullmatch(_NUMBER_LIKE, text):
             raise _NotInSubset  # maybe a float, an octal or hex int, a timestamp...
     elif text in ("<<", "="):
         raise _NotInSubset  # a merge key, or PyYAML's value tag
@@ -347,8 +349,7 @@ class _Reader:
             mapping.entry_at = {}
             return mapping, self.next_line()
         if kind in (_SINGLE, _DOUBLE):
-            pattern = _SINGLE_QUOTED if kind == _SINGLE else _DOUBLE_QUOTED
-            quoted = pattern.match(rest)
+            quoted = re.match(_SINGLE_QUOTED if kind == _SINGLE else _DOUBLE_QUOTED, rest)
             if quoted is None:
                 return self.multiline_quoted(kind, m)
             if not _COMMENT_ONLY.fullmatch(rest, quoted.end()):
@@ -395,10 +396,8 @@ class _Reader:
         """A quoted scalar that ends on a later line: its lines are folded."""
         text = self.text
         start = m.start(_REST)
-        if kind == _SINGLE:
-            quoted = _SINGLE_QUOTED.match(text, start)
-        else:
-            quoted = _DOUBLE_QUOTED.match(text, start)
+        pattern = re.compile(_SINGLE_QUOTED if kind == _SINGLE else _DOUBLE_QUOTED)
+        quoted = pattern.match(text, start)
         if quoted is None or "\n" not in quoted.group(1):
             raise _NotInSubset  # unclosed, or a '\' escape
         close = quoted.end()
@@ -553,7 +552,7 @@ class _TextPositions:
             return m.start(_DASH) + 1, 1
         first = rest[0]
         if first == "'" or first == '"':
-            quoted = (_SINGLE_QUOTED if first == "'" else _DOUBLE_QUOTED).match(rest)
+            quoted = re.match(_SINGLE_QUOTED if first == "'" else _DOUBLE_QUOTED, rest)
             if quoted is None:  # it ends on a later line
                 return start + 1, 1
             return start + 1, max(1, quoted.end() - 2)

@@ -9,7 +9,6 @@ parallel where it can; `opgen lazy` shares it, and writes these files and more.
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING, Generic, TypeVar
@@ -125,14 +124,14 @@ def in_parts(options: BackendOptions, work: Callable[[Spec, ExternalBackend], R]
 def _may_have_kernels(native_text: str, backend: str) -> bool:
     """Whether the spec may give kernels for the backend's keys: whether a line names them
     as a dispatch key (`    CPU, XLA: kernel`)."""
-    keys = "|".join(re.escape(k) for k in (backend, f"Autograd{backend}"))
-    dispatch_line = re.compile(rf"\s+(?:[\w ]+,\s*)*(?:{keys})\s*[,:]")
+    keys = {backend, f"Autograd{backend}"}
     found = native_text.find(backend)
     while found >= 0:  # only the lines that name the key at all
         start = native_text.rfind("\n", 0, found) + 1
         end = native_text.find("\n", found)
         line = native_text[start : end if end >= 0 else len(native_text)]
-        if dispatch_line.match(line):
+        listed, colon, _ = line.partition(":")  # an indented `CPU, XLA: kernel`
+        if colon and line[:1].isspace() and keys & {k.strip() for k in listed.split(",")}:
             return True
         found = native_text.find(backend, found + len(backend))
     return False
@@ -165,7 +164,7 @@ def generate(options: BackendOptions) -> Generated:
     files = output_set(output_dir, parts.aten, GENERATOR)
     add_native_functions_header(files, backend, backend.kernel_class, texts)
     add_registrations(files, backend, texts, RegistrationStyle(output_dir))
-    return Generated((files,), model=parts.models)
+    return Generated((files,), model=parts.models, render_in_one_process=True)
 
 
 def _texts(options: BackendOptions, spec: Spec, backend: ExternalBackend) -> dict[str, KeyTexts]:

@@ -44,7 +44,7 @@ def generate(options: LazyBackendOptions) -> Generated:
 
     parts = in_parts(options.backend, partial(_texts, options))
     files = _files(options, parts.aten, parts.backend, parts.results, GENERATOR)
-    return Generated((files,), model=parts.models)
+    return Generated((files,), model=parts.models, render_in_one_process=True)
 
 
 def generate_from(
@@ -59,7 +59,7 @@ def generate_from(
     and the backend YAML read against it; `generator` is the script the generated
     comments name."""
     files = _files(options, aten, backend, [_texts(options, spec, backend)], generator)
-    return Generated((files,), model=spec)
+    return Generated((files,), model=spec, render_in_one_process=True)
 
 
 def _texts(options: LazyBackendOptions, spec: Spec, backend: ExternalBackend) -> _PartTexts:
