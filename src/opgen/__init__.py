@@ -27,7 +27,7 @@ cached              `cached`: attributes of immutable objects computed on first 
 forked              independent tasks in forked workers that inherit the built model
 jobs                the `-j N` option
 installed_torchgen  where the installed torchgen keeps its data, found without importing it
-__main__            `python -m opgen`
+__main__            `python -m opgen` and the `opgen` command
 """
 
 __version__ = "0.1.0"
