@@ -56,10 +56,11 @@ Line = re.Match[str]
 # ends with a line break `finditer` yields each content line in turn, then one
 # empty match at the end of the text. (Each construct here costs time on every
 # line: keys are checked further only when first seen, trailing spaces are
-# left to the rare values that have them.)
+# left to the rare values that have them, an empty line is tried first, as a
+# part of a spec is mostly empty lines.)
 _LINE = re.compile(
     r"""
-    (?:[ ]*(?:\#[^\n]*)?\n)*
+    (?:\n|[ ]*(?:\#[^\n]*)?\n)*
     ([ ]*)
     (-(?:[ ]+|(?=\n)))?
     (?:([^-?:,\[\]{}\#&*!|>'"%@`\ \n][^:\#\n]*):(?:[ ]+|(?=\n)))?
