@@ -30,7 +30,6 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
-from itertools import accumulate
 
 _DUNDER = re.compile(r"__i?([a-z]+)__\Z")
 _VIEW_SUFFIXES = ("_copy", "_scatter")
@@ -101,10 +100,11 @@ def family_parts(
     """
     names = frozenset(names)
     wanted = {family(n) for n in names}
-    # "\n" + text is `head`, then each entry after a "\n- " (which _ENTRY matches, naming it).
-    head, *entries = ("\n" + text).split("\n- ")
-    entry_names = _ENTRY.findall("\n" + text)
-    if "" in entry_names:
+    # Where each entry starts in `text` (_ENTRY matches the line break before it in
+    # "\n" + text), and the name on its first line.
+    found = list(_ENTRY.finditer("\n" + text))
+    entry_names = [m.group(1) for m in found]
+    if None in entry_names:
         return [(names, only_families(text, names))]
     families: dict[str, str] = {}  # an entry's base name: its family, "" if not wanted
     for name in set(entry_names):
@@ -120,25 +120,30 @@ def family_parts(
         lightest = loads.index(min(loads))
         loads[lightest] += sizes[base] or 1
         part_of[base] = lightest
-    kept: list[list[int]] = [[] for _ in range(count)]  # each part's entries
+    # Each part's runs of consecutive entries, as (start, end) offsets in `text`.
+    starts = [m.start() for m in found] + [len(text)]
+    runs: list[list[tuple[int, int]]] = [[] for _ in range(count)]
     for i, base in enumerate(entry_families):
         if base:
-            kept[part_of[base]].append(i)
-    # The line breaks before each entry (and at the end), as its "\n- " and text hold them.
-    breaks = list(accumulate((entry.count("\n") + 1 for entry in entries), initial=0))
+            kept = runs[part_of[base]]
+            if kept and kept[-1][1] == starts[i]:
+                kept[-1] = (kept[-1][0], starts[i + 1])
+            else:
+                kept.append((starts[i], starts[i + 1]))
     operators: list[set[str]] = [set() for _ in range(count)]
     for name in names:
         operators[part_of[family(name)]].add(name)
+    head = starts[0] if found else len(text)  # what comes before the first entry
     parts = []
-    for part, indices in enumerate(kept):
-        pieces = [head]
-        done = 0  # the line breaks `pieces` hold after `head`
-        for i in indices:
-            pieces += ("\n" * (breaks[i] - done), "\n- ", entries[i])
-            done = breaks[i + 1]
-        pieces.append("\n" * (breaks[-1] - done))
+    for part, kept in enumerate(runs):
         if operators[part]:
-            parts.append((frozenset(operators[part]), "".join(pieces)[1:]))
+            pieces = [text[:head]]
+            done = head  # `pieces` stand for text[:done], other entries as empty lines
+            for run_start, run_end in kept:
+                pieces += ("\n" * text.count("\n", done, run_start), text[run_start:run_end])
+                done = run_end
+            pieces.append("\n" * text.count("\n", done))
+            parts.append((frozenset(operators[part]), "".join(pieces)))
     return parts
 
 
