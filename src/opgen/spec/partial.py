@@ -133,7 +133,7 @@ def family_parts(
     operators: list[set[str]] = [set() for _ in range(count)]
     for name in names:
         operators[part_of[family(name)]].add(name)
-    head = starts[0] if found else len(text)  # what comes before the first entry
+    head = starts[0]  # what comes before the first entry (all of `text` if none)
     parts = []
     for part, kept in enumerate(runs):
         if operators[part]:
