@@ -25,8 +25,8 @@ from pathlib import Path
 
 from paired import REPO, clean_builds, torchgen_native_dir
 
-sys.path.insert(0, str(REPO / "tests" / "conformance"))
-from executorch_reference import reference
+sys.path.insert(0, str(REPO))
+from tests.conformance.executorch_reference import reference
 
 
 def codegen_root() -> Path:

@@ -8,6 +8,7 @@ reader's unit tests and by the `executorch-oplist` conformance tests.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import flatbuffers
 
@@ -16,11 +17,25 @@ NULL, INT, DOUBLE, TENSOR, TENSOR_LIST, OPTIONAL_TENSOR_LIST = 1, 2, 4, 5, 10, 1
 KERNEL_CALL, DELEGATE_CALL, MOVE_CALL = 1, 2, 3
 
 
+class VtablesByFieldOffsets(dict[tuple[int, ...], int]):
+    """A builder's table of vtables that, as flatbuffers' before 24.12, matches a vtable by
+    its field offsets alone: the last element of the builder's key, the table's size, is
+    left out, so tables of different sizes share a vtable that records one of them."""
+
+    def get(self, key: tuple[int, ...], default: Any = None) -> Any:
+        return super().get(key[:-1], default)
+
+    def __setitem__(self, key: tuple[int, ...], value: int) -> None:
+        super().__setitem__(key[:-1], value)
+
+
 class Writer:
     """One flatbuffer under construction; each table given as (field index, kind, value)."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, shared_vtables: bool = False) -> None:
         self.b = flatbuffers.Builder(0)
+        if shared_vtables:
+            self.b.vtables = VtablesByFieldOffsets()
 
     def string(self, text: str) -> int:
         return int(self.b.CreateString(text))

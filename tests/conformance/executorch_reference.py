@@ -1,20 +1,13 @@
-"""Where ExecuTorch's reference files are: templates, kernel YAMLs, the `.pte` schema
-and a model, kept outside the project (`../shared/executorch` beside the checkout, or
-`OPGEN_EXECUTORCH_REFERENCE`). The tests that need them fail without them."""
+"""ExecuTorch's reference files the conformance tests read: templates, kernel YAMLs, the
+`.pte` schema and a model (`tests.reference_data`: `../shared/executorch` beside the
+checkout or `OPGEN_EXECUTORCH_REFERENCE`, else the installed wheel's copy). A test
+whose file is missing is skipped, or fails under `OPGEN_REQUIRE_REFERENCE_DATA=1`."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
-import pytest
-
-REFERENCE = Path(
-    os.environ.get(
-        "OPGEN_EXECUTORCH_REFERENCE",
-        Path(__file__).resolve().parents[3] / "shared" / "executorch",
-    )
-)
+from tests.reference_data import executorch_file, executorch_reference
 
 # The kernel and custom-op YAMLs in ExecuTorch's dialect.
 KERNEL_YAMLS = [
@@ -30,20 +23,14 @@ KERNEL_YAMLS = [
 
 
 def reference(name: str) -> Path:
-    """The reference file `name`; the test fails, saying where to put them, if it is missing."""
-    path = REFERENCE / name
-    if not path.is_file():
-        pytest.fail(
-            f"ExecuTorch's reference files are not at {REFERENCE}: set "
-            "OPGEN_EXECUTORCH_REFERENCE to the directory of ../shared/executorch"
-        )
-    return path
+    """ExecuTorch's file `name`; the test is skipped (or fails) if it is missing."""
+    return executorch_reference(name)
 
 
 def has_op_entries(name: str) -> bool:
     """Whether a reference YAML has `op:` entries (so it is no custom-ops YAML); False if
-    the file is missing, so that its tests run and fail in `reference`."""
-    path = REFERENCE / name
-    if not path.is_file():
+    the file is missing, so that its tests run and are skipped in `reference`."""
+    path = executorch_file(name)
+    if path is None:
         return False
     return any(line.startswith("- op:") for line in path.read_text(encoding="utf-8").splitlines())

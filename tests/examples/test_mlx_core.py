@@ -6,9 +6,9 @@ CMake builds it with the example's CMakeLists.txt, once per session, into a temp
 directory or under OPGEN_EXAMPLE_BUILD_DIR (kept between sessions). Then:
 
 - MLX's test_ops.py (at MLX 0.32.2; OPGEN_MLX_TESTS, else ../shared/mlx/tests beside
-  the checkout, else /work/shared/mlx/tests) runs twice, in processes of their own: with
-  plain mlx.core, and with every function the module has served from it. Every test that
-  passes with plain mlx.core must pass with the module.
+  the checkout: `tests.reference_data`; skipped without it) runs twice, in processes of
+  their own: with plain mlx.core, and with every function the module has served from
+  it. Every test that passes with plain mlx.core must pass with the module.
 - Each function's signature (`__nb_signature__`) is mlx.core's: the same parameter
   names, kinds (positional-only, keyword-only, variadic) and defaults, except where
   MLX's hand-written signature text is wrong about its own binding (`MLX_TEXT_DIFFERS`,
@@ -30,6 +30,7 @@ from types import ModuleType
 import mlx.core as mx
 import pytest
 from tests.examples.mlx_build import build_extension
+from tests.reference_data import mlx_tests
 
 ROOT = Path(__file__).parents[2]
 EXAMPLE = ROOT / "examples" / "mlx_core"
@@ -111,19 +112,6 @@ MLX_TEXT_DIFFERS = {
     "tril": "k defaults to 0; the text shows none",
     "triu": "k defaults to 0; the text shows none",
 }
-
-
-def mlx_tests() -> Path:
-    given = os.environ.get("OPGEN_MLX_TESTS")
-    candidates = [Path(given)] if given else [ROOT.parent / "shared" / "mlx" / "tests"]
-    candidates.append(Path("/work/shared/mlx/tests"))
-    for candidate in candidates:
-        if (candidate / "test_ops.py").is_file():
-            return candidate
-    raise AssertionError(
-        "MLX's test_ops.py is not found: set OPGEN_MLX_TESTS to the directory holding it "
-        "(shared/mlx/tests)"
-    )
 
 
 @pytest.fixture(scope="session")

@@ -50,3 +50,55 @@ def test_conflicting_selections_are_a_usage_error(tmp_path: Path) -> None:
         "cannot be given together\n",
     )
     assert list(tmp_path.iterdir()) == []
+
+
+def fallback_table_layout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """A checkout of torch 2.12.1 without torchgen/ (its ATen sources and version.txt
+    only), and a torchgen of torch 2.13.0 installed: (the checkout's ATen, the
+    installed table)."""
+    aten = tmp_path / "checkout" / "aten" / "src" / "ATen"
+    (aten / "native").mkdir(parents=True)
+    (tmp_path / "checkout" / "version.txt").write_text("2.12.1\n")
+    site = tmp_path / "site-packages"
+    (site / "torchgen" / "aoti").mkdir(parents=True)
+    (site / "torchgen" / "__init__.py").write_text("")
+    table = site / "torchgen" / "aoti" / "fallback_ops.py"
+    table.write_text("inductor_fallback_ops = {}\naten_shimified_ops = {}\n")
+    (site / "torch").mkdir()
+    (site / "torch" / "version.py").write_text("__version__ = '2.13.0'\n")
+    monkeypatch.syspath_prepend(str(site))
+    return aten, table
+
+
+def test_a_fallback_table_of_another_release_is_a_usage_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    aten, table = fallback_table_layout(tmp_path, monkeypatch)
+    out = tmp_path / "out"
+    status, err = run("aten", "-s", str(aten), "-d", str(out))
+    checkout = tmp_path / "checkout"
+    assert (status, err) == (
+        2,
+        "opgen aten: error: the AOTInductor fallback-op table of torch 2.12 was not found "
+        f"beside --source-path (looked for {checkout}/aten/aoti/fallback_ops.py and "
+        f"{checkout}/torchgen/aoti/fallback_ops.py); the installed torchgen's, {table}, is "
+        f"torch 2.13.0's (from {tmp_path}/site-packages/torch/version.py), and a run for "
+        "torch 2.12 does not read another release's table. Run from the torch 2.12 checkout "
+        "or wheel whose torchgen/ holds aoti/fallback_ops.py, or name torch 2.12's table "
+        "with --aoti-fallback-ops FILE\n",
+    )
+    assert not out.exists()
+
+
+def test_a_fallback_table_is_needed_only_for_the_sources(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    aten, table = fallback_table_layout(tmp_path, monkeypatch)
+    headers = options_from(
+        build_parser().parse_args(["aten", "-s", str(aten), "--generate", "headers"])
+    )
+    assert headers.aoti_fallback_ops is None
+    named = ["aten", "-s", str(aten), "--aoti-fallback-ops", str(table)]
+    assert options_from(build_parser().parse_args(named)).aoti_fallback_ops == str(table)
+    same = ["aten", "-s", str(aten), "--torch-version", "2.13"]
+    assert options_from(build_parser().parse_args(same)).aoti_fallback_ops == str(table)

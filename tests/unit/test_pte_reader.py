@@ -183,6 +183,22 @@ def test_bad_extended_headers(damage: object, message: str) -> None:
     assert str(e.value) == message
 
 
+def test_a_vtable_shared_by_tables_of_other_sizes() -> None:
+    """flatbuffers' Python builder before 24.12 shared a vtable between tables whose fields
+    sit at the same offsets: a DataSegment whose offset is left out (its size 4 bytes in)
+    points to the vtable of an 8-byte KernelCall. Fields are read where the vtable puts
+    them, checked against the buffer, not against the size the vtable records."""
+    w = Writer(shared_vtables=True)
+    call = w.kernel_call(0, [0])
+    plan = w.plan("forward", [w.operator("aten::relu", "out")], [w.tensor(6, [0])], [[call]])
+    program = load_program(io.BytesIO(w.program([plan], segments=[(0, 48), (48, 16)])))
+    segments = program.segments()
+    assert [(s.offset(), s.size()) for s in segments] == [(0, 48), (48, 16)]
+    data, pos = segments[0].table.buffer.data, segments[0].table._runtime.Pos
+    vtable = pos - struct.unpack_from("<i", data, pos)[0]
+    assert struct.unpack_from("<HHHH", data, vtable) == (8, 8, 0, 4)  # a KernelCall's
+
+
 def bundled(program: bytes | None) -> bytes:
     w = Writer()
     fields = [] if program is None else [(2, "offset", w.bytes_(program))]

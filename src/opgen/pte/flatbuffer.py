@@ -5,8 +5,8 @@ generated code does: it trusts its input. A position past the end raises `struct
 or yields a short slice, and a negative one reads from the end of the buffer. A `.pte`
 comes from disk, so here every position is checked before the runtime reads it, as
 flatbuffers' C++ `Verifier` checks a buffer, but only along the paths a reader follows:
-a vtable inside the buffer and at least as long as its header, a field inside its
-table, a vector or string (with its terminating NUL) inside the buffer. A failed check
+a vtable inside the buffer and at least as long as its header, a field inside the
+buffer, a vector or string (with its terminating NUL) inside the buffer. A failed check
 is a `PteError` that names what was being read by its path in the schema
 (`execution_plan[0].values[3].val`), never a wrong answer or a traceback.
 
@@ -62,7 +62,7 @@ class Buffer:
 class Table:
     """One table: its fields by vtable slot (4, 6, 8, ...: field n is at slot 4 + 2n)."""
 
-    __slots__ = ("_runtime", "_size", "buffer", "what")
+    __slots__ = ("_runtime", "buffer", "what")
 
     def __init__(self, buffer: Buffer, pos: int, what: str) -> None:
         self.buffer = buffer
@@ -70,27 +70,29 @@ class Table:
         vtable = pos - buffer.get(SOFFSET, pos, what)
         buffer.check(vtable, 4, f"the vtable of {what}")
         vtable_size = buffer.get(VOFFSET, vtable, f"the vtable of {what}")
-        self._size = buffer.get(VOFFSET, vtable + 2, f"the vtable of {what}")
-        if vtable_size < 4 or vtable_size % 2 or self._size < 4:
+        if vtable_size < 4 or vtable_size % 2:
             raise PteError(
-                f"corrupt: the vtable of {what} at byte {vtable} gives sizes {vtable_size} and "
-                f"{self._size}"
+                f"corrupt: the vtable of {what} at byte {vtable} gives its own size as "
+                f"{vtable_size} bytes"
             )
         buffer.check(vtable, vtable_size, f"the vtable of {what}")
-        buffer.check(pos, self._size, what)
         self._runtime = RuntimeTable(buffer.data, pos)
 
     def _field(self, slot: int, width: int, name: str) -> int:
-        """The position of the field in `slot`, or 0 if the table leaves it out."""
+        """The position of the field in `slot`, or 0 if the table leaves it out.
+
+        A field is checked against the buffer, not against the table size its vtable
+        records, as flatbuffers' own Verifier checks it: that size is not reliable.
+        flatbuffers' Python builder before 24.12 shared a vtable between tables whose
+        fields sit at the same offsets whatever their sizes, so a DataSegment whose
+        `offset` is left at its default (its `size` 4 bytes in) can point to the
+        vtable of an 8-byte KernelCall, as ExecuTorch's programs written then do.
+        """
         offset: int = self._runtime.Offset(slot)
         if offset == 0:
             return 0
-        if offset + width > self._size:
-            raise PteError(
-                f"corrupt: {self.what}.{name} (at offset {offset}) lies outside its "
-                f"{self._size}-byte table"
-            )
         pos: int = self._runtime.Pos + offset
+        self.buffer.check(pos, width, f"{self.what}.{name} (at offset {offset} of its table)")
         return pos
 
     def scalar(self, slot: int, kind: Any, default: int, name: str) -> int:

@@ -69,7 +69,9 @@ def emit_aoti_c_shim(run: AtenRun) -> None:
 
     The texts render with the files, except a header that must be checked now.
     """
-    tables = load_fallback_tables(run.options.source_path, run.options.aoti_fallback_ops)
+    tables = load_fallback_tables(
+        run.options.source_path, run.options.aoti_fallback_ops, run.options.run.release
+    )
     lookups = _Lookups(run)
     for key in run.options.aoti_backends:
         table = tables.aten_shimified_ops if key is None else tables.inductor_fallback_ops

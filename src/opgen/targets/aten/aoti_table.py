@@ -22,7 +22,9 @@ values read with `ast.literal_eval`, so the file runs no code. It is
 `<torchgen>/aoti/fallback_ops.py`, and a PyTorch checkout's `aten/src/ATen`
 at `<root>/torchgen/aoti/fallback_ops.py`; else, for a source tree of its own
 (an out-of-tree backend's fork of the spec), it is the installed torchgen's,
-found without importing it, as upstream always reads its own.
+found without importing it, as upstream always reads its own, but only if that
+torchgen is of the run's release: another release's table is a usage error that
+says so, never read under rules it was not written for.
 
 Version info is checked where it is used (for operators the spec has), as
 torchgen does; a bad entry is a `SpecError` at the entry's line.
@@ -38,6 +40,9 @@ from pathlib import Path
 
 from opgen.diagnostics import Location, SpecError
 from opgen.frozen import frozen
+from opgen.releases import NEWEST, Release, parse_release
+from opgen.targets.contract import UsageError
+from opgen.targets.torch_version import tree_version
 
 TABLES = ("inductor_fallback_ops", "aten_shimified_ops")
 _VERSION = re.compile(r"^TORCH_VERSION_\d+_\d+_\d+$")
@@ -131,30 +136,58 @@ def table_candidates(source_path: str) -> list[Path]:
     return list(dict.fromkeys(candidates))  # the same path, in the packaged layout
 
 
-def load_fallback_tables(source_path: str, table: str | None = None) -> FallbackTables:
-    """The table `table` names; else the one beside `source_path`; else the installed
-    torchgen's (upstream always reads its own, as part of itself)."""
+def find_fallback_table(source_path: str, release: Release) -> str:
+    """The table's file for a run of `release` over `source_path`: the one beside it, else
+    the installed torchgen's, if that is of the same release (as upstream reads its own).
+
+    Another release's table would be read under this release's rules and refused as if
+    it were malformed, or read as the wrong table: a usage error, which says where the
+    table was looked for, what was found, and how to name the right one.
+    """
+    candidates = table_candidates(source_path)
+    for path in candidates:
+        if path.is_file():
+            return str(path)
+    tried = " and ".join(str(p) for p in candidates)
+    from opgen.installed_torchgen import package_dir
+
+    installed = package_dir()
+    table = None if installed is None else os.path.join(installed, "aoti", "fallback_ops.py")
+    if table is None or not os.path.isfile(table):
+        raise UsageError(
+            "the AOTInductor fallback-op table (torchgen/aoti/fallback_ops.py) was not found: "
+            f"not beside --source-path (looked for {tried}), and torchgen is not installed; "
+            "name it with --aoti-fallback-ops FILE"
+        )
+    found = tree_version(table)
+    found_release = None if found is None else parse_release(found[0])
+    if found is None or found_release is None or _as_generated(found_release) == release:
+        return table
+    raise UsageError(
+        f"the AOTInductor fallback-op table of torch {release} was not found beside "
+        f"--source-path (looked for {tried}); the installed torchgen's, {table}, is torch "
+        f"{found[0]}'s (from {found[1]}), and a run for torch {release} does not read "
+        f"another release's table. Run from the torch {release} checkout or wheel whose "
+        "torchgen/ holds aoti/fallback_ops.py, or name torch "
+        f"{release}'s table with --aoti-fallback-ops FILE"
+    )
+
+
+def _as_generated(release: Release) -> Release:
+    """The release a run of `release` generates as: a newer one than opgen knows
+    generates as the newest (`opgen.targets.torch_version`)."""
+    return NEWEST if release.key > NEWEST.key else release
+
+
+def load_fallback_tables(
+    source_path: str, table: str | None = None, release: Release = NEWEST
+) -> FallbackTables:
+    """The table `table` names; else the one `find_fallback_table` finds."""
     if table is not None:
         if not Path(table).is_file():
             raise SpecError("no such file (given as --aoti-fallback-ops)", Location(table, 1))
         return read_fallback_tables(table)
-    candidates = table_candidates(source_path)
-    for path in candidates:
-        if path.is_file():
-            return read_fallback_tables(str(path))
-    from opgen.installed_torchgen import package_dir
-
-    installed = package_dir()
-    if installed is not None:
-        table = os.path.join(installed, "aoti", "fallback_ops.py")
-        if os.path.isfile(table):
-            return read_fallback_tables(table)
-    tried = " and ".join(str(p) for p in candidates)
-    raise SpecError(
-        "the AOTInductor fallback-op table (torchgen/aoti/fallback_ops.py) was not found: "
-        f"not beside --source-path (looked for {tried}), and torchgen is not installed; "
-        "name it with --aoti-fallback-ops FILE"
-    )
+    return read_fallback_tables(find_fallback_table(source_path, release))
 
 
 def read_fallback_tables(path: str) -> FallbackTables:
