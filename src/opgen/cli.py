@@ -18,12 +18,12 @@ import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import NoReturn, TextIO
+from typing import Any, NoReturn, TextIO
 
 from opgen import __version__
 from opgen.diagnostics import SpecError, write_diagnostics
 from opgen.frozen import frozen
-from opgen.targets.contract import run_target
+from opgen.targets.contract import Target, UsageError, run_target
 from opgen.targets.registry import (
     BUILTIN_TARGETS,
     TargetLoadError,
@@ -98,7 +98,7 @@ def _add_command(
         name, help=target.help, description=target.description, formatter_class=_Formatter
     )
     target.add_arguments(sub)
-    sub.set_defaults(run=functools.partial(run_target, target))
+    sub.set_defaults(run=functools.partial(_run_target, target))
 
 
 class _Formatter(argparse.HelpFormatter):
@@ -131,6 +131,16 @@ def _terminal_columns() -> int:
         except (AttributeError, ValueError, OSError):
             columns = 0
     return columns or 80
+
+
+def _run_target(target: Target[Any], args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """A target's run from parsed flags: usage problems exit 2, before anything is read."""
+    try:
+        options = target.options(args)
+    except UsageError as e:
+        err.writelines(f"opgen {target.name}: error: {problem}\n" for problem in e.problems)
+        return 2
+    return run_target(target, options, out, err, retain=args.retain)
 
 
 def _unloadable(name: str, problem: str, args: argparse.Namespace, out: TextIO, err: TextIO) -> int:

@@ -329,6 +329,14 @@ class OutputSet:
             raise OutputError(f"{rel} is written twice under {self.root}")
         self._entries[rel] = OutputEntry(text, listed, family, weight)
 
+    def extend(self, other: OutputSet) -> None:
+        """Produce every file of `other`, in its order (an emitter's files, gathered into
+        the run's set of the same name); each path only once, as for `add`."""
+        for rel, entry in other._entries.items():
+            if rel in self._entries:
+                raise OutputError(f"{rel} is written twice under {self.root}")
+            self._entries[rel] = entry
+
     def add_template(
         self,
         path: str,

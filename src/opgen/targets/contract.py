@@ -33,7 +33,7 @@ import enum
 import os
 from collections.abc import Callable, Sequence
 from importlib import import_module
-from typing import TYPE_CHECKING, Generic, Protocol, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TextIO, TypeVar
 
 from opgen.frozen import frozen
 from opgen.releases import NEWEST, Release
@@ -101,10 +101,11 @@ class TargetOptions(Protocol):
 
 
 OptionsT = TypeVar("OptionsT", bound=TargetOptions)
+ModelT = TypeVar("ModelT")
 
 
 class Target(Protocol[OptionsT]):
-    """A generator of files: flags in, an options object, a `Generated` out."""
+    """A generator of files: flags in, an options object, a model read, a `Generated` out."""
 
     @property
     def name(self) -> str: ...  # the subcommand: `opgen <name>`
@@ -119,38 +120,76 @@ class Target(Protocol[OptionsT]):
 
     def options(self, args: argparse.Namespace) -> OptionsT: ...
 
-    def generate(self, options: OptionsT) -> Generated: ...
+    def read(self, options: OptionsT) -> object: ...
+
+    def emit(self, model: Any, options: OptionsT) -> Generated: ...
+
+
+def generate(target: Target[OptionsT], options: OptionsT) -> Generated:
+    """What `target` makes of `options`: its model read, then emitted (the Python API)."""
+    return target.emit(target.read(options), options)
 
 
 @frozen
 class LazyTarget(Generic[OptionsT]):
-    """A target whose generation is imported only when it runs, so that building its
-    command line (and every other command's) does not pay for it."""
+    """A target whose reading and emitting are imported only when it runs, so that building
+    its command line (and every other command's) does not pay for them."""
 
     name: str
     help: str
     description: str
     add_arguments: Callable[[argparse.ArgumentParser], None]
     options: Callable[[argparse.Namespace], OptionsT]
-    generator: str  # `module:function`, the function being `generate(options) -> Generated`
+    reader: str = ""  # `module:function`, the function being `read(options) -> model`
+    emitter: str = ""  # `module:function`, the function being `emit(model, options)`
+    generator: str = ""  # (while targets move to read/emit) `generate(options) -> Generated`
 
-    def generate(self, options: OptionsT) -> Generated:
-        module, _, function = self.generator.partition(":")
-        generate: Callable[[OptionsT], Generated] = getattr(import_module(module), function)
-        return generate(options)
+    def read(self, options: OptionsT) -> object:
+        if not self.reader:
+            return _imported(self.generator)(options)
+        return _imported(self.reader)(options)
+
+    def emit(self, model: Any, options: OptionsT) -> Generated:
+        if not self.emitter:
+            generated: Generated = model
+            return generated
+        emitted: Generated = _imported(self.emitter)(model, options)
+        return emitted
 
 
-def run_target(target: Target[OptionsT], args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    """Run a target on parsed flags: its exit status (usage problems: 2)."""
+def _imported(reference: str) -> Callable[..., Any]:
+    module, _, function = reference.partition(":")
+    found: Callable[..., Any] = getattr(import_module(module), function)
+    return found
+
+
+def run_target(
+    target: Target[OptionsT],
+    options: OptionsT,
+    out: TextIO,
+    err: TextIO,
+    *,
+    retain: Callable[[object], object] | None = None,
+) -> int:
+    """Read, emit and deliver: the exit status (bad input raises `SpecError`).
+
+    `retain`, if given, receives the model, which then outlives the run instead of being
+    freed object by object when it returns (the command line exits the process right
+    after, and the operating system reclaims it at once).
+    """
+    release_notice = getattr(options.run, "release_notice", None)
+    if release_notice is not None:
+        err.write(release_notice + "\n")
     try:
-        options = target.options(args)
-    except UsageError as e:
+        model = target.read(options)
+        if retain is not None:
+            retain(model)
+        generated = target.emit(model, options)
+    except UsageError as e:  # found only once the inputs are read: nothing is written
         err.writelines(f"opgen {target.name}: error: {problem}\n" for problem in e.problems)
         return 2
-    if options.run.release_notice is not None:
-        err.write(options.run.release_notice + "\n")
-    generated = target.generate(options)
-    args.retain(generated.model)
+    if retain is not None and generated.model is not None:
+        retain(generated.model)
     deliver(generated, options.run, out, err)
     return 0
 

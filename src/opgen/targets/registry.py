@@ -54,7 +54,7 @@ def load_target(reference: str) -> Target[Any]:
     return target
 
 
-_TARGET_MEMBERS = ("name", "help", "description", "add_arguments", "options", "generate")
+_TARGET_MEMBERS = ("name", "help", "description", "add_arguments", "options", "read", "emit")
 
 
 def plugin_targets(taken: frozenset[str]) -> dict[str, str]:

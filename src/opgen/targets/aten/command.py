@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 
-from opgen.frozen import replace
 from opgen.jobs import add_jobs_argument, default_jobs
 from opgen.targets.aten.options import AtenOptions, Generate
 from opgen.targets.contract import LazyTarget, RunOptions, UsageError
@@ -182,12 +181,6 @@ def options_from(args: argparse.Namespace) -> AtenOptions:
     problems = options.usage_errors()
     if problems:
         raise UsageError(*problems)
-    if Generate.sources in options.generate and options.aoti_fallback_ops is None:
-        # Found now, so that a table of another release is a usage error before anything runs.
-        from opgen.targets.aten.aoti_table import find_fallback_table
-
-        table = find_fallback_table(options.source_path, release.release)
-        options = replace(options, aoti_fallback_ops=table)
     return options
 
 
