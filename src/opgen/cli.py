@@ -2,10 +2,11 @@
 
 `main(argv)` returns the exit status: 0 success, 1 bad input (diagnostics on
 stderr), 2 bad usage. It never lets a traceback reach the user for bad input.
-Each command is a target (`opgen.targets.registry`: opgen's own and other
-packages') or a tool (`opgen.tooling`), and its module is imported only when
-that command runs or every command is listed: a run pays for its own command
-alone. A target runs as `opgen.targets.contract.run_target` says.
+Each command (`opgen.targets.registry`: opgen's own and other packages') is a
+target or a tool (`opgen.targets.contract`), and its module is imported only
+when that command runs or every command is listed: a run pays for its own
+command alone. A target runs as `opgen.targets.contract.run_target` says, a
+tool as its own `run`.
 """
 
 from __future__ import annotations
@@ -13,44 +14,18 @@ from __future__ import annotations
 import argparse
 import functools
 import gc
-import importlib
 import os
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, NoReturn, TextIO
+from typing import Any, NoReturn, TextIO, cast
 
 from opgen import __version__
 from opgen.diagnostics import SpecError, write_diagnostics
-from opgen.frozen import frozen
-from opgen.targets.contract import Target, UsageError, run_target
-from opgen.targets.registry import (
-    BUILTIN_TARGETS,
-    TargetLoadError,
-    load_target,
-    plugin_targets,
-)
+from opgen.targets.contract import Target, Tool, UsageError, is_target, run_target
+from opgen.targets.registry import COMMANDS, TargetLoadError, load_command, plugin_commands
 
-
-@frozen
-class _Tool:
-    """A command over specs that generates nothing; its module is imported when it runs."""
-
-    module: str  # has HELP, DESCRIPTION and add_arguments(parser)
-    run: str  # the module's run(args, out, err) -> exit status
-
-
-# In the order `opgen --help` lists them: check and dump, the targets, diff and coverage.
-_FIRST_TOOLS = {
-    "check": _Tool("opgen.tooling.check", "run_check"),
-    "dump": _Tool("opgen.tooling.dump", "run_dump"),
-}
-_LAST_TOOLS = {
-    "diff": _Tool("opgen.tooling.diff.command", "run_diff"),
-    "coverage": _Tool("opgen.tooling.coverage.command", "run_coverage"),
-}
-_TOOLS = {**_FIRST_TOOLS, **_LAST_TOOLS}
-_BUILTIN = frozenset([*_TOOLS, *BUILTIN_TARGETS])
+_BUILTIN = frozenset(COMMANDS)
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
@@ -64,41 +39,33 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"opgen {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    plugins = {} if only in _BUILTIN else plugin_targets(_BUILTIN)
-    targets = {**BUILTIN_TARGETS, **plugins}
-    if only in _TOOLS or only in targets:
-        _add_command(commands, only, targets)
+    plugins = {} if only in _BUILTIN else plugin_commands(_BUILTIN)
+    known = {**COMMANDS, **plugins}
+    if only in known:
+        _add_command(commands, only, known[only])
         return parser
-    for name in (*_FIRST_TOOLS, *BUILTIN_TARGETS, *_LAST_TOOLS, *plugins):
-        _add_command(commands, name, targets)
+    for name, reference in known.items():
+        _add_command(commands, name, reference)
     return parser
 
 
 def _add_command(
-    commands: argparse._SubParsersAction[argparse.ArgumentParser],
-    name: str,
-    targets: dict[str, str],
+    commands: argparse._SubParsersAction[argparse.ArgumentParser], name: str, reference: str
 ) -> None:
-    tool = _TOOLS.get(name)
-    if tool is not None:
-        module = importlib.import_module(tool.module)
-        sub = commands.add_parser(
-            name, help=module.HELP, description=module.DESCRIPTION, formatter_class=_Formatter
-        )
-        module.add_arguments(sub)
-        sub.set_defaults(run=getattr(module, tool.run))
-        return
     try:
-        target = load_target(targets[name])
+        command = load_command(reference)
     except TargetLoadError as e:
         sub = commands.add_parser(name, help=f"(cannot be loaded: {e})", formatter_class=_Formatter)
         sub.set_defaults(run=functools.partial(_unloadable, name, str(e)))
         return
     sub = commands.add_parser(
-        name, help=target.help, description=target.description, formatter_class=_Formatter
+        name, help=command.help, description=command.description, formatter_class=_Formatter
     )
-    target.add_arguments(sub)
-    sub.set_defaults(run=functools.partial(_run_target, target))
+    command.add_arguments(sub)
+    if is_target(command):
+        sub.set_defaults(run=functools.partial(_run_target, command))
+    else:
+        sub.set_defaults(run=cast(Tool, command).run)
 
 
 class _Formatter(argparse.HelpFormatter):

@@ -2,8 +2,8 @@
 
 Each configuration is a list of flags. The torchgen side runs once per
 configuration and test session (it takes about 16 s); set OPGEN_ORACLE_DIR to
-keep its trees between sessions while developing (they are keyed by the torch
-version and the flags, and never committed).
+keep its trees between test sessions while developing (they are keyed by the
+torch version and the flags, and never committed).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from pathlib import Path
 
 DATA = Path(__file__).parent / "data"
 
-# The configurations the ATen target must reproduce (issue: "The ATen target").
+# The configurations the ATen target must reproduce.
 CONFIGS: dict[str, tuple[str, ...]] = {
     "default": (),
     "per_operator": (
@@ -67,7 +67,7 @@ def layout_flags(source_path: Path, root: Path) -> list[str]:
     ]
 
 
-# A session fixture's trees by configuration (`conftest.torchgen_aten_tree`).
+# A test-session fixture's trees by configuration (`conftest.torchgen_aten_tree`).
 TreeOf = Callable[[str], Tree]
 
 
@@ -94,8 +94,8 @@ def oracle_tree(
 ) -> Tree:
     """The tree `command` (an upstream run) writes into a fresh `root`, run in `root`.
 
-    With OPGEN_ORACLE_DIR set, trees are kept there between sessions, by the
-    torch version and `key` (which must tell apart every run a session makes).
+    With OPGEN_ORACLE_DIR set, trees are kept there between test sessions, by the
+    torch version and `key` (which must tell apart every run a test session makes).
     """
     cache = _cache_dir(key)
     if cache is not None and (cache / "done").exists():
@@ -142,27 +142,27 @@ def opgen_files(
     """
     from opgen.cli import build_parser
     from opgen.targets.aten.command import options_from
-    from opgen.targets.aten.run import AtenRun
+    from opgen.targets.aten.generate import read
 
     args = build_parser().parse_args(["aten", *layout_flags(source_path, root), *flags])
-    run = AtenRun.start(options_from(args))
-    for emit in emitters:
-        emit(run)  # type: ignore[operator]
+    run = read(options_from(args))
     files: dict[str, bytes] = {}
-    for output_set in run.outputs.all():
-        for path in output_set.paths():
-            rel = (Path(output_set.root) / path).relative_to(root).as_posix()
-            files[rel] = output_set.text(path).encode()
+    for emit in emitters:
+        emitted = emit(run)  # type: ignore[operator]
+        for output_set in emitted.files.values():
+            for path in output_set.paths():
+                rel = (Path(output_set.root) / path).relative_to(root).as_posix()
+                files[rel] = output_set.text(path).encode()
     return files
 
 
 def generated_parts(flags: tuple[str, ...]) -> set[object]:
     """The `--generate` parts the flags ask for (all three by default)."""
-    from opgen.targets.aten.options import Generate
+    from opgen.targets.aten.options import AtenPart
 
     if "--generate" not in flags:
-        return set(Generate)
-    return {Generate(flags[flags.index("--generate") + 1])}
+        return set(AtenPart)
+    return {AtenPart(flags[flags.index("--generate") + 1])}
 
 
 def family_files(

@@ -2,7 +2,7 @@
 
 Each configuration is a set of options. torchgen runs once per configuration
 and test session (about 3 s); set OPGEN_ORACLE_DIR to keep its trees between
-sessions while developing (keyed by the torch version and the configuration,
+test sessions while developing (keyed by the torch version and the configuration,
 never committed). Upstream's command line has no selection or
 disable-autograd flags (PyTorch's build passes them as arguments of
 `gen_autograd`), so the oracle calls the function.
@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .aten_trees import DATA, Tree, oracle_tree, read_tree
 
@@ -89,7 +90,7 @@ def opgen_autograd_tree(flags: tuple[str, ...], inputs: AutogradInputs, root: Pa
 def opgen_autograd_files(
     flags: tuple[str, ...],
     inputs: AutogradInputs,
-    emitters: Iterable[Callable[..., None]],
+    emitters: Iterable[Callable[..., Any]],
     *,
     upstream_model: bool = False,
 ) -> dict[str, bytes]:
@@ -101,19 +102,20 @@ def opgen_autograd_files(
     """
     from opgen.cli import build_parser
     from opgen.targets.autograd.command import options_from
-    from opgen.targets.autograd.run import AutogradRun
+    from opgen.targets.autograd.generate import read
+    from opgen.targets.autograd.run import OUT
+    from opgen.targets.emitters import run_emitters
 
     args = build_parser().parse_args(
         ["autograd", inputs.native_yaml, inputs.tags_yaml, "out", inputs.autograd_dir, *flags]
     )
     options = options_from(args)
-    run = _upstream_run(options, inputs) if upstream_model else AutogradRun.start(options)
-    for emit in emitters:
-        emit(run)
-    return {f"out/{path}": run.outputs.text(path).encode() for path in run.outputs.paths()}
+    run = _upstream_run(options, inputs) if upstream_model else read(options)
+    out = run_emitters(run, emitters, {OUT: run.output_set()}).files[OUT]
+    return {f"out/{path}": out.text(path).encode() for path in out.paths()}
 
 
-def _upstream_run(options: object, inputs: AutogradInputs) -> object:
+def _upstream_run(options: Any, inputs: AutogradInputs) -> Any:
     from torchgen.selective_build.selector import SelectiveBuilder
 
     from opgen.spec.model import load_spec
@@ -123,7 +125,7 @@ def _upstream_run(options: object, inputs: AutogradInputs) -> object:
     from .torchgen_autograd import torchgen_autograd
 
     spec = load_spec(inputs.native_yaml, inputs.tags_yaml)
-    path = options.op_selection_yaml_path  # type: ignore[attr-defined]
+    path = options.op_selection_yaml_path
     selector = SelectiveBuilder.from_yaml_path(path) if path else None
     model = torchgen_autograd(
         spec, inputs.native_yaml, inputs.tags_yaml, inputs.autograd_dir, selector
@@ -134,7 +136,7 @@ def _upstream_run(options: object, inputs: AutogradInputs) -> object:
         return [by_function[f] for f in functions]  # type: ignore[index]
 
     selection = OperatorSelection.from_flags(None, path)
-    return AutogradRun.of(options, spec, selection, model.infos, match)  # type: ignore[arg-type]
+    return AutogradRun.of(options, spec, selection, model.infos, match)
 
 
 def assert_family(theirs: Tree, ours: dict[str, bytes], family: Callable[[str], bool]) -> None:

@@ -1,4 +1,4 @@
-"""Fixtures of the conformance tests: torchgen's output trees, computed once per session."""
+"""Fixtures of the conformance tests: torchgen's output trees, computed once per test session."""
 
 from __future__ import annotations
 
@@ -23,8 +23,8 @@ def torchgen_aten_dir(torchgen_native_dir: Path) -> Path:
 def torchgen_aten_tree(
     torchgen_aten_dir: Path, tmp_path_factory: pytest.TempPathFactory
 ) -> Callable[[str], Tree]:
-    """`tree(config)`: torchgen's tree for a configuration of CONFIGS, run once a session
-    for all the ATen suites."""
+    """`tree(config)`: torchgen's tree for a configuration of CONFIGS, run once a test
+    session for all the ATen suites."""
 
     @functools.cache
     def tree(config: str) -> Tree:

@@ -4,7 +4,7 @@ Upstream has no command line for the Python bindings (PyTorch's build calls
 `gen_autograd_python` from its own script), so the oracle calls the function in
 a subprocess, named in generated comments as gen_autograd.py names itself. It
 runs once per input set and test session (about 2 s); OPGEN_ORACLE_DIR keeps its
-trees between sessions while developing (never committed).
+trees between test sessions while developing (never committed).
 
 A second oracle runs only `gen_autograd_functions_python` (python_functions.h
 and .cpp), for inputs whose operators the Python bindings reject (the edited
@@ -19,6 +19,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from .aten_trees import Tree, oracle_tree, read_tree
 from .autograd_trees import AutogradInputs
@@ -66,18 +67,19 @@ def opgen_python_tree(inputs: AutogradInputs, root: Path, *flags: str) -> Tree:
 
 
 def opgen_python_files(
-    inputs: AutogradInputs, emitters: Iterable[Callable[..., None]]
+    inputs: AutogradInputs, emitters: Iterable[Callable[..., Any]]
 ) -> dict[str, bytes]:
     """What the given emitters alone produce, rendered in memory, by path under the run's root."""
     from opgen.cli import build_parser
+    from opgen.targets.emitters import run_emitters
     from opgen.targets.python.command import options_from
-    from opgen.targets.python.run import PythonRun
+    from opgen.targets.python.generate import read
+    from opgen.targets.python.run import OUT
 
     arguments = [inputs.native_yaml, inputs.tags_yaml, "out", inputs.autograd_dir]
-    run = PythonRun.start(options_from(build_parser().parse_args(["python", *arguments])))
-    for emit in emitters:
-        emit(run)
-    return {f"out/{path}": run.outputs.text(path).encode() for path in run.outputs.paths()}
+    run = read(options_from(build_parser().parse_args(["python", *arguments])))
+    out = run_emitters(run, emitters, {OUT: run.output_set()}).files[OUT]
+    return {f"out/{path}": out.text(path).encode() for path in out.paths()}
 
 
 def python_variation(name: str, root: Path, source: AutogradInputs) -> AutogradInputs:

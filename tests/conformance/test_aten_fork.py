@@ -20,7 +20,7 @@ both orders, which the tests assert); opgen's copy of a file that varies must
 equal one of torchgen's, every other file must equal torchgen's exactly, and
 opgen's output must not depend on the seed.
 
-Set OPGEN_ORACLE_DIR to keep torchgen's trees between sessions (keyed by the
+Set OPGEN_ORACLE_DIR to keep torchgen's trees between test sessions (keyed by the
 seed, the commands' flags and the bytes of the spec).
 """
 

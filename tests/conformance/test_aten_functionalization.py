@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from opgen.targets.aten.functionalization import emit_functionalization
-from opgen.targets.aten.options import Generate
+from opgen.targets.aten.options import AtenPart
 from opgen.targets.aten.view_copy import emit_view_copy_kernels
 from opgen.targets.aten.view_meta import emit_view_meta
 from opgen.targets.aten.vmap import emit_vmap_plumbing
@@ -29,10 +29,10 @@ FAMILY = re.compile(
 )
 
 EMITTERS = (
-    (Generate.sources, emit_functionalization),
-    (Generate.sources, emit_view_meta),
-    (Generate.sources, emit_view_copy_kernels),
-    (Generate.headers, emit_vmap_plumbing),
+    (AtenPart.sources, emit_functionalization),
+    (AtenPart.sources, emit_view_meta),
+    (AtenPart.sources, emit_view_copy_kernels),
+    (AtenPart.headers, emit_vmap_plumbing),
 )
 
 

@@ -20,7 +20,7 @@ from opgen.spec.keys import DispatchKey
 from opgen.targets.aten.functions import emit_functions_sources
 from opgen.targets.aten.operator_headers import emit_headers
 from opgen.targets.aten.operators import emit_operators_sources
-from opgen.targets.aten.options import Generate
+from opgen.targets.aten.options import AtenPart
 
 from .aten_trees import CONFIGS, TreeOf, assert_same_files, family_files
 
@@ -51,9 +51,9 @@ def test_headers_match_torchgen(
     theirs_tree = torchgen_aten_tree(config)
     theirs = {p: data for p, data in theirs_tree.files.items() if in_family(p)}
     emitters = (
-        (Generate.headers, emit_headers),
-        (Generate.sources, emit_operators_sources),
-        (Generate.sources, emit_functions_sources),
+        (AtenPart.headers, emit_headers),
+        (AtenPart.sources, emit_operators_sources),
+        (AtenPart.sources, emit_functions_sources),
     )
     files = family_files(flags, torchgen_aten_dir, root / "opgen", emitters)
     ours = {p: data for p, data in files.items() if in_family(p)}

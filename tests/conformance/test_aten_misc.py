@@ -28,7 +28,7 @@ from opgen.targets.aten.op_lists import (
     emit_registration_declarations,
     emit_tag_enum,
 )
-from opgen.targets.aten.options import Generate
+from opgen.targets.aten.options import AtenPart
 from opgen.targets.aten.schema_registration import emit_schema_registration
 
 from .aten_trees import CONFIGS, TreeOf, assert_same_files, family_files, unified_diff
@@ -40,13 +40,13 @@ FAMILY = re.compile(
 )
 
 EMITTERS = (
-    (Generate.sources, emit_backend_select),
-    (Generate.sources, emit_schema_registration),
-    (Generate.sources, emit_aten_op_list),
-    (Generate.headers, emit_registration_declarations),
-    (Generate.headers, emit_interned_strings),
-    (Generate.headers, emit_tag_enum),
-    (Generate.declarations_yaml, emit_declarations_yaml),
+    (AtenPart.sources, emit_backend_select),
+    (AtenPart.sources, emit_schema_registration),
+    (AtenPart.sources, emit_aten_op_list),
+    (AtenPart.headers, emit_registration_declarations),
+    (AtenPart.headers, emit_interned_strings),
+    (AtenPart.headers, emit_tag_enum),
+    (AtenPart.declarations_yaml, emit_declarations_yaml),
 )
 
 
@@ -68,26 +68,19 @@ def test_declarations_yaml_of_the_example_spec(torchgen_native_dir: Path) -> Non
     """The example spec's Declarations.yaml against torchgen's, computed live (it is small)."""
     from torchgen.gen import compute_declaration_yaml, format_yaml, parse_native_yaml
 
-    from opgen.api.signatures import SignatureSet
     from opgen.spec.model import load_spec
     from opgen.spec.selection import OperatorSelection
     from opgen.targets.aten.declarations_yaml import declarations_yaml
     from opgen.targets.aten.options import AtenOptions
-    from opgen.targets.aten.run import AtenOutputs, AtenRun
+    from opgen.targets.aten.run import AtenRun
 
     from .spec_files import spec_files
 
     native, tags = spec_files("example", torchgen_native_dir)
     parsed = parse_native_yaml(native, tags)
     theirs = format_yaml([compute_declaration_yaml(f) for f in parsed.native_functions])
-    options = AtenOptions()
-    run = AtenRun(
-        options,
-        load_spec(native, tags),
-        OperatorSelection.everything(),
-        SignatureSet(),
-        AtenOutputs.of(options),
-    )
+    options = AtenOptions(generate=frozenset({AtenPart.declarations_yaml}))
+    run = AtenRun.of(options, load_spec(native, tags), OperatorSelection.everything())
     ours = declarations_yaml(run)
     if ours != theirs:
         pytest.fail(unified_diff("Declarations.yaml", theirs.encode(), ours.encode()))

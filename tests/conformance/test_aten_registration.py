@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from opgen.targets.aten.dispatch_headers import emit_dispatch_headers
-from opgen.targets.aten.options import REGISTRATION_KEYS, Generate
+from opgen.targets.aten.options import REGISTRATION_KEYS, AtenPart
 from opgen.targets.aten.registration import emit_registrations
 
 from .aten_trees import CONFIGS, TreeOf, assert_same_files, family_files
@@ -26,7 +26,7 @@ FAMILY = re.compile(
     rf"|({_KEYS})Functions(_inl)?\.h"
     rf"|ops/\w+_({_LOWER_KEYS})_dispatch\.h)"
 )
-EMITTERS = ((Generate.sources, emit_registrations), (Generate.headers, emit_dispatch_headers))
+EMITTERS = ((AtenPart.sources, emit_registrations), (AtenPart.headers, emit_dispatch_headers))
 
 
 @pytest.mark.parametrize("config", sorted(CONFIGS))

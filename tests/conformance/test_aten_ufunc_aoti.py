@@ -29,8 +29,9 @@ from opgen.cli import main
 from opgen.diagnostics import SpecError
 from opgen.targets.aten.aoti import emit_aoti_c_shim
 from opgen.targets.aten.aoti_table import read_fallback_tables
-from opgen.targets.aten.options import Generate
+from opgen.targets.aten.options import AtenPart
 from opgen.targets.aten.ufunc import emit_ufunc_kernels
+from opgen.targets.contract import UsageError
 
 from .aten_trees import (
     CONFIGS,
@@ -45,7 +46,7 @@ from .aten_trees import (
 FAMILY = re.compile(
     r"(out/(UfuncCPU_\w+\.cpp|UfuncCPUKernel_\w+\.cpp|UfuncCUDA_\w+\.cu)|aoti/.*)\Z"
 )
-EMITTERS = ((Generate.sources, emit_ufunc_kernels), (Generate.sources, emit_aoti_c_shim))
+EMITTERS = ((AtenPart.sources, emit_ufunc_kernels), (AtenPart.sources, emit_aoti_c_shim))
 
 
 def _family(files: dict[str, bytes]) -> dict[str, bytes]:
@@ -175,14 +176,14 @@ def test_missing_table_names_every_way_to_give_it(
 ) -> None:
     monkeypatch.setattr(installed_torchgen, "package_dir", lambda: None)
     aten = _layout_without_table(torchgen_aten_dir, tmp_path)
-    with pytest.raises(SpecError) as raised:
+    with pytest.raises(UsageError) as raised:
         opgen_files(CHECK, aten, tmp_path / "out", [emit_aoti_c_shim])
     beside = tmp_path / "torchgen" / "aoti" / "fallback_ops.py"
-    assert str(raised.value) == (
-        "error: the AOTInductor fallback-op table (torchgen/aoti/fallback_ops.py) was not "
+    assert raised.value.problems == (
+        "the AOTInductor fallback-op table (torchgen/aoti/fallback_ops.py) was not "
         f"found: not beside --source-path (looked for {beside}), and torchgen is not "
         "installed; name it with "
-        "--aoti-fallback-ops FILE"
+        "--aoti-fallback-ops FILE",
     )
 
 

@@ -23,6 +23,7 @@ from opgen.cli import main
 from opgen.targets.autograd.generate import EMITTERS
 from opgen.targets.autograd.trace_type import emit_trace_type
 from opgen.targets.autograd.variable_factories import emit_variable_factories
+from opgen.targets.emitters import Emitted
 
 from .aten_trees import Tree, assert_same_files
 from .autograd_trees import (
@@ -35,7 +36,7 @@ from .autograd_trees import (
 FAMILY = re.compile(r"out/(TraceType(_\d|Everything)\.cpp|variable_factories\.h)\Z")
 
 
-def _emitters(config: str) -> list[Callable[..., None]]:
+def _emitters(config: str) -> list[Callable[..., Emitted]]:
     """This family's emitters that the command runs in `config`, in the command's order."""
     disabled = "--disable-autograd" in CONFIGS[config]
     ours = (emit_trace_type, emit_variable_factories)

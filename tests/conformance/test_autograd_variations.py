@@ -1,6 +1,6 @@
 """`opgen autograd` on variations of torch's inputs, byte for byte against upstream gen_autograd.
 
-The variations (`autograd_variations.VARIATIONS`) are built once per session
+The variations (`autograd_variations.VARIATIONS`) are built once per test session
 in a temporary directory: `trimmed` (torch's spec and derivatives cut down to a
 few dozen operators) and `edited` (`trimmed` plus opgen's own operators and
 derivatives entries, using every form derivatives.yaml supports). For each:
@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 
 from opgen.targets.autograd.generate import EMITTERS
+from opgen.targets.emitters import Emitted
 
 from .aten_trees import Tree, assert_same_files
 from .autograd_model_compare import infos_difference, matched_difference
@@ -316,7 +317,7 @@ def family_of(path: str) -> str:
 @pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("emit", [emit for _, emit in EMITTERS], ids=lambda emit: emit.__name__)
 def test_family_of_upstream_model_matches_torchgen(
-    name: str, emit: Callable[..., None], autograd_variations: Callable[[str], Variation]
+    name: str, emit: Callable[..., Emitted], autograd_variations: Callable[[str], Variation]
 ) -> None:
     inputs, theirs = autograd_variations(name)
     ours = opgen_autograd_files((), inputs, [emit], upstream_model=True)

@@ -21,6 +21,7 @@ import pytest
 from opgen.targets.autograd.generate import EMITTERS
 from opgen.targets.autograd.inplace_or_view import emit_inplace_or_view
 from opgen.targets.autograd.view_funcs import emit_view_funcs
+from opgen.targets.emitters import Emitted
 
 from .aten_trees import Tree
 from .autograd_trees import CONFIGS, AutogradInputs, assert_family, opgen_autograd_files
@@ -31,7 +32,7 @@ FAMILY = re.compile(r"out/(ADInplaceOrViewType(_\d+|Everything)\.cpp|ViewFuncs\.
 FAMILY_EMITTERS = ((True, emit_inplace_or_view), (False, emit_view_funcs))
 
 
-def family_emitters(flags: tuple[str, ...]) -> list[Callable[..., None]]:
+def family_emitters(flags: tuple[str, ...]) -> list[Callable[..., Emitted]]:
     disabled = "--disable-autograd" in flags
     return [emit for proper, emit in FAMILY_EMITTERS if not (proper and disabled)]
 

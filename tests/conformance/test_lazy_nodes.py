@@ -25,10 +25,11 @@ import pytest
 import torchgen.api.lazy as tg_lazy
 
 from opgen.api.lazy import LAZY_IR_PROPERTIES, LazyIrProperties, UnsupportedLazyOperator
+from opgen.releases import NEWEST
 from opgen.spec.schema import FunctionSchema
 from opgen.targets.lazy.kernels import native_function_definitions, shape_inference_declarations
 from opgen.targets.lazy.nodes import ir_node_classes, non_native_node
-from opgen.targets.lazy.options import LazyOptions
+from opgen.targets.lazy.options import KernelStyle, LazyOptions, NodeStyle
 
 from . import torchgen_lazy as upstream
 from .live_specs import LiveSpecs, live_specs
@@ -201,7 +202,7 @@ def test_ir_node_classes(indices: Indices, config: str) -> None:
     with upstream.value_class(options.lazy_value_class):
         mismatches, texts, raised = compare(
             indices,
-            lambda f: ir_node_classes(f, indices.ours, options),
+            lambda f: ir_node_classes(f, indices.ours, NodeStyle.of(options, NEWEST)),
             lambda f: upstream.ir_node_classes(f, indices.theirs, options),
         )
     assert mismatches[:1] == [], f"{len(mismatches)} functions differ"
@@ -212,7 +213,7 @@ def test_shape_inference_declarations(indices: Indices) -> None:
     options = LazyOptions()
     mismatches, texts, raised = compare(
         indices,
-        lambda f: shape_inference_declarations(f, indices.ours, options),
+        lambda f: shape_inference_declarations(f, indices.ours, options.lazy_value_class),
         lambda f: upstream.shape_inference_declarations(f, indices.theirs),
     )
     assert mismatches[:1] == [], f"{len(mismatches)} functions differ"
@@ -226,7 +227,9 @@ def test_native_function_definitions(indices: Indices, config: str) -> None:
     with upstream.value_class(options.lazy_value_class):
         mismatches, texts, raised = compare(
             indices,
-            lambda f: native_function_definitions(f, indices.ours, options),
+            lambda f: native_function_definitions(
+                f, indices.ours, options.lazy_value_class, KernelStyle.of(options)
+            ),
             lambda f: upstream.outcome(lambda: generator(f)),
         )
     assert mismatches[:1] == [], f"{len(mismatches)} functions differ"
@@ -242,7 +245,10 @@ def test_non_native_nodes(config: str, entries: str) -> None:
         expected = upstream.non_native_nodes(chosen, options)
     got = [
         non_native_node(
-            FunctionSchema.parse(e["func"]), e.get("properties", []), e.get("opkind"), options
+            FunctionSchema.parse(e["func"]),
+            e.get("properties", []),
+            e.get("opkind"),
+            NodeStyle.of(options, NEWEST),
         )
         for e in chosen
     ]
@@ -255,7 +261,7 @@ def test_unsupported_non_native_nodes(func: str) -> None:
     with upstream.value_class(options.lazy_value_class), pytest.raises(AssertionError):
         upstream.non_native_nodes([{"func": func}], options)
     with pytest.raises(UnsupportedLazyOperator):
-        non_native_node(FunctionSchema.parse(func), [], None, options)
+        non_native_node(FunctionSchema.parse(func), [], None, NodeStyle.of(options, NEWEST))
 
 
 def test_property_names_are_upstreams() -> None:
@@ -291,8 +297,8 @@ def test_symint_kernel_without_symint(specs: LiveSpecs) -> None:
     expected = upstream.shape_inference_declarations(t, theirs)
     declared = "compute_shape_abs_symint(const at::Tensor & self);"
     assert expected == [f"TORCH_API std::vector<torch::lazy::Shape> {declared}"]
-    assert shape_inference_declarations(o, ours, options) == expected
+    assert shape_inference_declarations(o, ours, options.lazy_value_class) == expected
     generator = upstream.native_definitions_generator(theirs, options)
     assert upstream.outcome(lambda: generator(t)) is upstream.RAISED
     with pytest.raises(UnsupportedLazyOperator, match="cannot have a SymInt kernel"):
-        native_function_definitions(o, ours, options)
+        native_function_definitions(o, ours, options.lazy_value_class, KernelStyle.of(options))

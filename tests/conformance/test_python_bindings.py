@@ -79,7 +79,7 @@ def test_an_operator_the_parser_cannot_read_is_an_error_like_upstream(
 
 
 def test_bindings_come_between_python_functions_and_return_types() -> None:
-    order = list(EMITTERS)
+    order = [emit for _, emit in EMITTERS]
     index = order.index(emit_bindings)
     assert order.index(emit_python_functions) < index < order.index(emit_return_types)
 

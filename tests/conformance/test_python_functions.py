@@ -18,6 +18,7 @@ from collections.abc import Callable
 
 import pytest
 
+from opgen.targets.emitters import Emitted
 from opgen.targets.python.enum_tag import emit_enum_tag
 from opgen.targets.python.python_functions import emit_python_functions
 from opgen.targets.python.return_types import emit_return_types
@@ -37,7 +38,7 @@ PYTHON_FUNCTIONS = [
 RETURN_TYPES = ["out/python_return_types.h", "out/python_return_types.cpp"]
 ENUM_TAG = ["out/python_enum_tag.cpp"]
 
-FAMILIES: list[tuple[Callable[..., None], list[str]]] = [
+FAMILIES: list[tuple[Callable[..., Emitted], list[str]]] = [
     (emit_python_functions, PYTHON_FUNCTIONS),
     (emit_return_types, RETURN_TYPES),
     (emit_enum_tag, ENUM_TAG),
@@ -46,7 +47,7 @@ FAMILIES: list[tuple[Callable[..., None], list[str]]] = [
 
 @pytest.mark.parametrize(("emit", "paths"), FAMILIES, ids=lambda x: getattr(x, "__name__", ""))
 def test_family_matches_torchgen(
-    emit: Callable[..., None],
+    emit: Callable[..., Emitted],
     paths: list[str],
     autograd_inputs: AutogradInputs,
     torchgen_python: Tree,

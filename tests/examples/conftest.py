@@ -1,6 +1,6 @@
-"""The example library, built once per session (see example_build.py).
+"""The example library, built once per test session (see example_build.py).
 
-Set OPGEN_EXAMPLE_BUILD_DIR to keep the compiler's output between sessions.
+Set OPGEN_EXAMPLE_BUILD_DIR to keep the compiler's output between test sessions.
 """
 
 from __future__ import annotations

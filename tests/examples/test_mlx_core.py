@@ -2,8 +2,8 @@
 
 opgen generates `mlx_core_ops` from examples/mlx_core/mlx_core.yaml (every function of
 mlx.core that MLX's python/src/ops.cpp binds, but those listed as left hand-written) and
-CMake builds it with the example's CMakeLists.txt, once per session, into a temporary
-directory or under OPGEN_EXAMPLE_BUILD_DIR (kept between sessions). Then:
+CMake builds it with the example's CMakeLists.txt, once per test session, into a
+temporary directory or under OPGEN_EXAMPLE_BUILD_DIR (kept between test sessions). Then:
 
 - MLX's test_ops.py (at MLX 0.32.2; OPGEN_MLX_TESTS, else ../shared/mlx/tests beside
   the checkout: `tests.reference_data`; skipped without it) runs twice, in processes of
@@ -36,7 +36,7 @@ ROOT = Path(__file__).parents[2]
 EXAMPLE = ROOT / "examples" / "mlx_core"
 RUNNER = Path(__file__).with_name("mlx_ops_runner.py")
 MODULE = "mlx_core_ops"
-# Of the functions ops.cpp binds (MLX 0.32.2), the goal: at least 190 generated.
+# Of the functions ops.cpp binds (MLX 0.32.2), the example generates at least 190.
 GENERATED_AT_LEAST = 190
 
 _OPERATORS = "positional-only and keyword-only parameters"

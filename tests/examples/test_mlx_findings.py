@@ -1,7 +1,7 @@
 """Small MLX extensions built with CMake, each showing one property of what `opgen mlx` makes.
 
-One CMake project builds three modules from three specs, once per session (in a
-temporary directory, or under OPGEN_EXAMPLE_BUILD_DIR, kept between sessions):
+One CMake project builds three modules from three specs, once per test session (in a
+temporary directory, or under OPGEN_EXAMPLE_BUILD_DIR, kept between test sessions):
 
 - `bcast`, which builds: gradient formulas that give the output's shape for
   inputs that broadcast are summed back to each input's shape, in composite

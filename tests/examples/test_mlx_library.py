@@ -2,8 +2,8 @@
 
 opgen generates both extension modules from the example's specs (ops.yaml in
 opgen's spec language, kernels.yaml in the MLX dialect) and CMake builds them
-with the example's CMakeLists.txt, once per session, into a temporary
-directory or under OPGEN_EXAMPLE_BUILD_DIR (kept between sessions; CMake
+with the example's CMakeLists.txt, once per test session, into a temporary
+directory or under OPGEN_EXAMPLE_BUILD_DIR (kept between test sessions; CMake
 rebuilds only what changed). The package is then assembled as setup.py
 installs it. Every operator is checked against a reference written with
 plain MLX operations: results, gradients (`mx.grad`, `mx.vjp`,

@@ -12,10 +12,8 @@ from opgen.diagnostics import SpecError
 from opgen.spec import Spec
 from opgen.spec.backend import BackendMetadata
 from opgen.spec.keys import DispatchKey
-from opgen.spec.selection import OperatorSelection
 from opgen.targets.aten.dispatch_plan import KernelTable
 from opgen.targets.aten.options import AtenOptions
-from opgen.targets.aten.run import AtenOutputs, AtenRun
 
 SpecFromText = Callable[[str], Spec]
 
@@ -51,28 +49,19 @@ WITH_META_AND_COMPOSITE = """
 """
 
 
-def _run(spec_of: SpecFromText, extra: str = WITH_META_AND_COMPOSITE) -> AtenRun:
-    options = AtenOptions()
-    spec = spec_of(SPEC + extra)
-    return AtenRun(
-        options, spec, OperatorSelection.everything(), SignatureSet(), AtenOutputs.of(options)
-    )
+def _spec(spec_of: SpecFromText, extra: str = WITH_META_AND_COMPOSITE) -> Spec:
+    return spec_of(SPEC + extra)
 
 
-def _plans(run: AtenRun, key: DispatchKey) -> list[tuple[str, str]]:
-    table = KernelTable(run)
-    index = table.index(key)
-    return [
-        (str(p.f.func.name), p.mode.value)
-        for item in table.candidates(key)
-        for p in table.plan(index, item)
-    ]
+def _plans(spec: Spec, key: DispatchKey) -> list[tuple[str, str]]:
+    plan = KernelTable.of(spec, AtenOptions().dispatch_keys).plan(key)
+    return [(str(p.f.func.name), p.mode.value) for item in plan.items for p in item.kernels]
 
 
 def test_meta_derives_every_structured_member_and_checks_inplace_without_composite(
     spec_of: SpecFromText,
 ) -> None:
-    assert _plans(_run(spec_of), K.Meta) == [
+    assert _plans(_spec(spec_of), K.Meta) == [
         ("neg", "structured"),
         ("neg.out", "structured"),
         ("neg_", "structured"),
@@ -83,20 +72,20 @@ def test_meta_derives_every_structured_member_and_checks_inplace_without_composi
 
 def test_a_key_without_kernels_derives_nothing(spec_of: SpecFromText) -> None:
     # torchgen's index of a key no entry names says `Undefined`, which is not Meta.
-    run = _run(spec_of, extra="")
-    assert _plans(run, K.Meta) == []
-    assert _plans(run, K.CompositeExplicitAutogradNonFunctional) == []
+    spec = _spec(spec_of, extra="")
+    assert _plans(spec, K.Meta) == []
+    assert _plans(spec, K.CompositeExplicitAutogradNonFunctional) == []
 
 
 def test_composite_non_functional_derives_all_but_out(spec_of: SpecFromText) -> None:
-    run = _run(spec_of)
-    plans = _plans(run, K.CompositeExplicitAutogradNonFunctional)
+    spec = _spec(spec_of)
+    plans = _plans(spec, K.CompositeExplicitAutogradNonFunctional)
     assert plans == [("neg", "structured"), ("neg_", "structured"), ("abs", "kernel")]
 
 
 def test_a_backend_is_structured_only_where_its_out_kernel_is(spec_of: SpecFromText) -> None:
-    run = _run(spec_of)
-    assert _plans(run, K.CPU) == [
+    spec = _spec(spec_of)
+    assert _plans(spec, K.CPU) == [
         ("neg", "structured"),
         ("neg.out", "structured"),
         ("neg_", "structured"),
@@ -104,14 +93,14 @@ def test_a_backend_is_structured_only_where_its_out_kernel_is(spec_of: SpecFromT
         ("ones.sym", "kernel"),
     ]
     # SparseCPU's kernel of a structured operator is unstructured: only out= is there.
-    assert _plans(run, K.SparseCPU) == [("neg.out", "kernel")]
-    assert _plans(run, K.CUDA) == []
+    assert _plans(spec, K.SparseCPU) == [("neg.out", "kernel")]
+    assert _plans(spec, K.CUDA) == []
 
 
 def test_call_arguments_agree_with_translate(spec_of: SpecFromText) -> None:
-    run = _run(spec_of)
-    for f in run.spec.functions:
-        sigs = run.signatures.of(f)
+    signatures = SignatureSet()
+    for f in _spec(spec_of).functions:
+        sigs = signatures.of(f)
         native = sigs.native(BackendMetadata("kernel_symint", False, "at::native"))
         pairs = [(sigs.dispatcher.parameters, native.parameters)]
         pairs += [(s.parameters, sigs.dispatcher.parameters) for s in sigs.cpp.signatures()]
@@ -135,11 +124,8 @@ def test_a_structured_operator_naming_a_generated_kernel_is_an_error(
           structured_delegate: neg.out
         """
     )
-    run = AtenRun(
-        options, spec, OperatorSelection.everything(), SignatureSet(), AtenOutputs.of(options)
-    )
     with pytest.raises(SpecError) as caught:
-        KernelTable(run)
+        KernelTable.of(spec, options.dispatch_keys)
     [diagnostic] = caught.value.diagnostics
     assert (diagnostic.location.line, diagnostic.message) == (
         5,

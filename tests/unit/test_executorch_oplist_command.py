@@ -13,8 +13,8 @@ import pytest
 import yaml
 
 from opgen.cli import main
-from opgen.targets.contract import RunOptions
-from opgen.targets.executorch_oplist.generate import generate
+from opgen.targets.contract import RunOptions, generate
+from opgen.targets.executorch_oplist.command import TARGET
 from opgen.targets.executorch_oplist.options import OplistOptions, parse_root_ops
 
 EMPTY = """\
@@ -207,7 +207,7 @@ def test_a_bad_model_is_one_line_quoting_nothing(tmp_path: Path) -> None:
 
 def test_the_python_api(tmp_path: Path) -> None:
     options = OplistOptions("ops.yaml", RunOptions(str(tmp_path)), root_ops=("aten::add.out",))
-    (files,) = generate(options).outputs
+    (files,) = generate(TARGET, options).outputs
     assert files.paths() == ["ops.yaml"]
     assert "aten::add.out:\n  - default\n" in files.text("ops.yaml")
 

@@ -29,8 +29,10 @@ from opgen.spec.keys import DispatchKey
 from opgen.targets.aten import ufunc
 from opgen.targets.aten.command import options_from
 from opgen.targets.aten.dispatch_headers import emit_dispatch_headers
-from opgen.targets.aten.operator_headers import Fragments
+from opgen.targets.aten.generate import read
+from opgen.targets.aten.header_fragments import Fragments
 from opgen.targets.aten.run import AtenRun
+from opgen.targets.emitters import Emitted
 
 TAGS = Path(__file__).parents[1] / "malformed" / "tags.yaml"
 
@@ -92,7 +94,8 @@ def start(tmp_path: Path, version: str, spec: str = SPEC, *flags: str) -> AtenRu
     for name, text in TEMPLATES.items():
         (source / "templates" / name).write_text(text, encoding="utf-8")
     argv = ["aten", "--torch-version", version, "--xpu", "-s", str(source), "-d", "out", *flags]
-    return AtenRun.start(options_from(build_parser().parse_args(argv)))
+    argv += ["--generate", "headers"]  # the sources would need the AOTInductor table
+    return read(options_from(build_parser().parse_args(argv)))
 
 
 def native_functions(run: AtenRun) -> str:
@@ -101,14 +104,13 @@ def native_functions(run: AtenRun) -> str:
     return "".join(f"{line}\n" for line in lines if line.strip())
 
 
-def with_dispatch_headers(run: AtenRun) -> AtenRun:
-    emit_dispatch_headers(run)
-    return run
+def with_dispatch_headers(run: AtenRun) -> Emitted:
+    return emit_dispatch_headers(run)
 
 
-def dispatch_header(run: AtenRun, path: str, device: str | None = None) -> str:
-    """A `<Key>Functions_inl.h` of `run` (`with_dispatch_headers`), without its blank lines."""
-    out = run.outputs.cpu if device is None else run.outputs.devices[device]
+def dispatch_header(emitted: Emitted, path: str, device: str | None = None) -> str:
+    """A `<Key>Functions_inl.h` `with_dispatch_headers` made, without its blank lines."""
+    out = emitted.files["cpu" if device is None else device]
     return "".join(f"{line}\n" for line in out.text(path).splitlines() if line.strip())
 
 
@@ -204,13 +206,13 @@ def test_ufunc_cuda_struct(tmp_path: Path, version: str, macro: str) -> None:
     run = start(tmp_path, version)
     g = the_group(run, "grow")
     index = run.backend_index(DispatchKey.CUDA)
-    assert ufunc.native_declaration(g, index, run.options.run.release) == [
+    assert ufunc.native_declaration(g, index, run.release) == [
         f"struct {macro} structured_grow_out : public at::meta::structured_grow {{\n"
         "void impl(const at::Tensor & self, const at::Tensor & out);\n"
         "};\n"
     ]
     cpu = run.backend_index(DispatchKey.CPU)
-    assert ufunc.native_declaration(g, cpu, run.options.run.release)[0].startswith(
+    assert ufunc.native_declaration(g, cpu, run.release)[0].startswith(
         "struct TORCH_API structured_grow_out :"
     )
 
@@ -236,9 +238,9 @@ CUDA_FUNCTIONS_2_15 = textwrap.dedent(
 
 def test_2_15_dispatch_declarations_use_the_device_macro(tmp_path: Path) -> None:
     # The kernels built into torch_cpu are no exception here: at::cuda:: is CUDA's.
-    run = with_dispatch_headers(start(tmp_path, "2.15"))
-    assert dispatch_header(run, "CUDAFunctions_inl.h", "cuda") == CUDA_FUNCTIONS_2_15
-    assert dispatch_header(run, "XPUFunctions_inl.h", "xpu") == textwrap.dedent(
+    emitted = with_dispatch_headers(start(tmp_path, "2.15"))
+    assert dispatch_header(emitted, "CUDAFunctions_inl.h", "cuda") == CUDA_FUNCTIONS_2_15
+    assert dispatch_header(emitted, "XPUFunctions_inl.h", "xpu") == textwrap.dedent(
         """\
         namespace at {
         namespace xpu {
@@ -251,20 +253,20 @@ def test_2_15_dispatch_declarations_use_the_device_macro(tmp_path: Path) -> None
         """
     )
     assert "TORCH_API at::Tensor other(const at::Tensor & self);\n" in dispatch_header(
-        run, "CPUFunctions_inl.h"
+        emitted, "CPUFunctions_inl.h"
     )
 
 
 def test_2_14_dispatch_declarations_are_torch_api(tmp_path: Path) -> None:
-    run = with_dispatch_headers(start(tmp_path, "2.14"))
+    emitted = with_dispatch_headers(start(tmp_path, "2.14"))
     expected = CUDA_FUNCTIONS_2_15.replace("TORCH_CUDA_CPP_API", "TORCH_API")
-    assert dispatch_header(run, "CUDAFunctions_inl.h", "cuda") == expected
+    assert dispatch_header(emitted, "CUDAFunctions_inl.h", "cuda") == expected
 
 
 @pytest.mark.parametrize(("version", "macro"), [("2.14", "TORCH_API"), ("2.15", "TORCH_XPU_API")])
 def test_per_operator_dispatch_header(tmp_path: Path, version: str, macro: str) -> None:
-    run = with_dispatch_headers(start(tmp_path, version, SPEC, "--per-operator-headers"))
-    assert run.outputs.ops.text("grow_xpu_dispatch.h") == (
+    emitted = with_dispatch_headers(start(tmp_path, version, SPEC, "--per-operator-headers"))
+    assert emitted.files["ops"].text("grow_xpu_dispatch.h") == (
         f"{macro} at::Tensor grow(const at::Tensor & self);\n"
         f"{macro} at::Tensor & grow_out(at::Tensor & out, const at::Tensor & self);\n"
         f"{macro} at::Tensor & grow_outf(const at::Tensor & self, at::Tensor & out);\n"

@@ -100,7 +100,7 @@ def test_layout_under_the_gen_dir(tmp_path: Path) -> None:
         "g", "torch", "testing", "_internal", "generated"
     )
     assert options.tags_yaml == "aten/src/ATen/native/tags.yaml"  # upstream's, cwd-relative
-    assert str(options.run.release) == "2.13"  # from the checkout's version.txt
+    assert str(options.release) == "2.13"  # from the checkout's version.txt
 
 
 def test_install_dir_takes_the_python_file_too(tmp_path: Path) -> None:

@@ -43,10 +43,11 @@ from opgen.spec.syntax import SchemaError
 from opgen.spec.types import BaseTy, BaseType, Type
 from opgen.targets.aten.aoti_abi import Unsupported, convert
 from opgen.targets.aten.declarations_yaml import DeclarationWriter, dynamic_type
+from opgen.targets.aten.dispatch_plan import KernelTable
 from opgen.targets.aten.structured_kernels import StructuredWrappers
 from opgen.targets.autograd.annotated_fn_args import required_arguments
 from opgen.targets.lazy.command import options_from as lazy_options
-from opgen.targets.lazy.generate import generate as generate_lazy
+from opgen.targets.lazy.generate import read as read_lazy
 from opgen.targets.python.method_impl import method_impl
 
 TAGS = Path(__file__).parents[1] / "malformed" / "tags.yaml"
@@ -300,10 +301,10 @@ def test_a_lazy_backend_cannot_generate_a_dimname_operator(tmp_path: Path) -> No
     argv = ["lazy", "-s", str(yaml), "-o", str(tmp_path / "out"), "--dry-run", "1"]
     argv += ["--source-path", str(tmp_path / "aten"), "--torch-version", "2.13"]
     options = lazy_options(build_parser().parse_args(argv))
-    run = dataclasses.replace(options.backend.run, release=RELEASE_2_12)
-    options = dataclasses.replace(options, backend=dataclasses.replace(options.backend, run=run))
+    backend = dataclasses.replace(options.backend, release=RELEASE_2_12)
+    options = dataclasses.replace(options, backend=backend)
     with pytest.raises(SpecError) as raised:
-        generate_lazy(options)
+        read_lazy(options)
     err = io.StringIO()
     write_diagnostics(raised.value.diagnostics, err)
     assert err.getvalue().replace(str(tmp_path), "$DIR").splitlines()[:3] == [
@@ -333,7 +334,11 @@ def set_output_raw_strided(tmp_path: Path, release: Release) -> str:
     spec = spec_for(tmp_path, SGN, release)
     (g,) = spec.groups
     wrappers = StructuredWrappers(SignatureSet(), release=release)
-    text = wrappers.definition(spec.backend_indices[DispatchKey.CPU], g, g.functional)
+    plan = KernelTable.of(spec, (DispatchKey.CPU,)).plan(DispatchKey.CPU)
+    item = plan.of(g)
+    assert item is not None
+    (functional,) = (p for p in item.kernels if p.f is g.functional)
+    text = wrappers.definition(plan.index, functional, item.primary)
     lines = [line for line in text.splitlines() if line.strip()]
     start = lines.index("    void set_output_raw_strided(")
     return "\n".join(lines[start : lines.index("    }", start) + 1])

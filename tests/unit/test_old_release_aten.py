@@ -27,6 +27,7 @@ from opgen.spec.keys import DispatchKey
 from opgen.spec.schema import FunctionSchema
 from opgen.targets.aten.aoti_abi import arguments
 from opgen.targets.aten.aoti_table import FallbackEntry, OpVersions, read_fallback_tables
+from opgen.targets.aten.dispatch_plan import KernelTable
 from opgen.targets.aten.registration import extra_cuda_headers
 from opgen.targets.aten.structured_kernels import StructuredWrappers
 from opgen.targets.aten.vmap import returns_symint, vmap_plumbing
@@ -70,8 +71,14 @@ def guard_lines(tmp_path: Path, release: Release, *, rocm: bool) -> list[str]:
     spec = load_spec(str(path), None, LoadOptions(release=release))
     (g,) = spec.groups
     wrappers = StructuredWrappers(SignatureSet(), release=release, rocm=rocm)
-    index = spec.backend_indices[DispatchKey.CUDA]
-    texts = [wrappers.definition(index, g, f) for f in (g.functional, g.out)]
+    plan = KernelTable.of(spec, (DispatchKey.CUDA,)).plan(DispatchKey.CUDA)
+    item = plan.of(g)
+    assert item is not None
+    texts = [
+        wrappers.definition(plan.index, p, item.primary)
+        for p in item.kernels
+        if p.f in (g.functional, g.out)
+    ]
     return [line for text in texts for line in text.splitlines() if line.endswith(" guard_;")]
 
 

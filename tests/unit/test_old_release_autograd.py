@@ -35,7 +35,7 @@ from opgen.targets.autograd.kernel_lists import gradient_implemented_for_complex
 from opgen.targets.autograd.variable_type_body import emit_body
 from opgen.targets.autograd.wrappers import autograd_shards
 from opgen.targets.lazy.nodes import non_native_node
-from opgen.targets.lazy.options import LazyOptions
+from opgen.targets.lazy.options import LazyOptions, NodeStyle
 from opgen.targets.python.method_impl import method_impl
 
 FunctionOf = Callable[[str], NativeFunction]
@@ -258,7 +258,7 @@ def test_tensor_queries_have_generated_bindings_before_2_12(spec_of: SpecOf) -> 
 )
 def test_a_lazy_node_returns_its_stream_text(release: Release, returned: str) -> None:
     schema = FunctionSchema.parse("foo(Tensor self, int dim) -> Tensor")
-    node = non_native_node(schema, [], None, LazyOptions(), release)
+    node = non_native_node(schema, [], None, NodeStyle.of(LazyOptions(), release))
     assert (
         "  std::string ToString() const override {\n"
         "    std::stringstream ss;\n"

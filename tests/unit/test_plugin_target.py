@@ -1,9 +1,10 @@
-"""A target from another package: installed with pip, found through `opgen.targets`, run.
+"""Commands from another package: installed with pip, found through `opgen.targets`, run.
 
-The plugin below is a whole package: a `pyproject.toml` that registers its target in
-the `opgen.targets` entry-point group, and a module whose target writes one file
-per operator of a spec, through opgen's own model and writer. pip installs it into
-a directory of its own, which the `opgen` processes find on PYTHONPATH.
+The plugin below is a whole package: a `pyproject.toml` that registers its commands in
+the `opgen.targets` entry-point group, the target of docs/targets.md (taken from the
+page as it is written), which writes one file per operator of a spec through opgen's
+own model, emitters and writer, and a tool that counts a spec's operators. pip installs
+it into a directory of its own, which the `opgen` processes find on PYTHONPATH.
 """
 
 from __future__ import annotations
@@ -29,51 +30,70 @@ hello = "opgen_hello:TARGET"
 aten = "opgen_hello:TARGET"
 broken = "opgen_hello_missing:TARGET"
 explodes = "opgen_hello_explodes:TARGET"
+count = "opgen_hello_tool:TOOL"
+old = "opgen_hello_old:TARGET"
 
 [tool.setuptools]
-py-modules = ["opgen_hello", "opgen_hello_explodes"]
+py-modules = ["opgen_hello", "opgen_hello_explodes", "opgen_hello_tool", "opgen_hello_old"]
 """
 
-MODULE = '''\
-"""A target that greets every operator of a spec."""
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "targets.md"
 
+
+def documented_module() -> str:
+    """The example module of docs/targets.md, as it is written there."""
+    text = DOCS.read_text()
+    start = text.index("```python\n# opgen_hello.py\n") + len("```python\n")
+    return text[start : text.index("```\n", start)]
+
+
+MODULE = documented_module()
+
+# A tool of another package: it counts a spec's operators.
+TOOL_MODULE = """\
 import argparse
 
-from opgen.frozen import frozen
-from opgen.output import OutputSet
 from opgen.spec import load_spec
-from opgen.targets.contract import Generated, RunOptions
+from opgen.targets.contract import ToolCommand
 
 
-@frozen
-class HelloOptions:
-    spec: str
-    run: RunOptions
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("spec", metavar="SPEC")
 
 
-class HelloTarget:
-    name = "hello"
-    help = "write hello/<operator>.txt for every operator of a spec"
-    description = "Greet every operator of SPEC, one file each."
-
-    def add_arguments(self, parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("spec", metavar="SPEC")
-        parser.add_argument("-o", "--output-dir", required=True)
-        parser.add_argument("--dry-run", action="store_true")
-
-    def options(self, args: argparse.Namespace) -> HelloOptions:
-        return HelloOptions(args.spec, RunOptions(args.output_dir, dry_run=args.dry_run))
-
-    def generate(self, options: HelloOptions) -> Generated:
-        spec = load_spec(options.spec, None)
-        files = OutputSet(options.run.output_dir)
-        for f in spec.functions:
-            files.add(f"hello/{f.func.name}.txt", f"hello, {f.func}\\n")
-        return Generated([files], summary=lambda written: f"greeted {len(written.files)}")
+def run(args: argparse.Namespace, out, err) -> int:
+    out.write(f"{len(load_spec(args.spec, None).functions)} operators\\n")
+    return 0
 
 
-TARGET = HelloTarget()
-'''
+TOOL = ToolCommand(
+    name="count",
+    help="count the operators of a spec",
+    description="Count the operators of SPEC.",
+    add_arguments=add_arguments,
+    run=run,
+)
+"""
+
+# A target of an older shape: `generate(options)` instead of `read` and `emit`.
+OLD_MODULE = """\
+class OldTarget:
+    name = "old"
+    help = "a target that generates in one step"
+    description = "Generate in one step."
+
+    def add_arguments(self, parser):
+        pass
+
+    def options(self, args):
+        return args
+
+    def generate(self, options):
+        raise AssertionError("never called")
+
+
+TARGET = OldTarget()
+"""
 
 SPEC = """\
 - func: scale(Tensor self, float factor) -> Tensor
@@ -89,6 +109,8 @@ def plugin_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (root / "src" / "pyproject.toml").write_text(PYPROJECT)
     (root / "src" / "opgen_hello.py").write_text(MODULE)
     (root / "src" / "opgen_hello_explodes.py").write_text('raise RuntimeError("not today")\n')
+    (root / "src" / "opgen_hello_tool.py").write_text(TOOL_MODULE)
+    (root / "src" / "opgen_hello_old.py").write_text(OLD_MODULE)
     site = root / "site"
     pip = [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation"]
     subprocess.run(
@@ -137,9 +159,11 @@ def test_help_lists_plugins_after_the_builtin_commands(plugin_path: Path) -> Non
     lines = done.stdout.splitlines()
     commands = [line.split() for line in lines if line.startswith("    ") and line[4] != " "]
     names = [words[0] for words in commands]
-    assert names[-4:] == ["coverage", "broken", "explodes", "hello"]
-    assert commands[-1][1:3] == ["write", "hello/<operator>.txt"]
-    assert commands[-2][1:4] == ["(cannot", "be", "loaded:"]
+    assert names[-6:] == ["coverage", "broken", "count", "explodes", "hello", "old"]
+    assert commands[-2][1:3] == ["write", "hello/<operator>.txt"]
+    assert commands[-3][1:4] == ["(cannot", "be", "loaded:"]
+    assert commands[-4][1:3] == ["count", "the"]
+    assert commands[-1][1:4] == ["(cannot", "be", "loaded:"]
 
 
 def test_a_builtin_name_is_never_taken_by_a_plugin(plugin_path: Path) -> None:
@@ -163,4 +187,19 @@ def test_a_plugin_that_fails_on_import_is_a_usage_error(plugin_path: Path) -> No
         2,
         "opgen explodes: error: the target cannot be loaded: "
         "opgen_hello_explodes:TARGET: not today\n",
+    )
+
+
+def test_a_plugin_tool_runs_as_a_command(plugin_path: Path, tmp_path: Path) -> None:
+    (tmp_path / "ops.yaml").write_text(SPEC)
+    done = opgen(plugin_path, "count", str(tmp_path / "ops.yaml"))
+    assert (done.returncode, done.stdout, done.stderr) == (0, "2 operators\n", "")
+
+
+def test_a_target_without_read_and_emit_is_a_usage_error(plugin_path: Path) -> None:
+    done = opgen(plugin_path, "old")
+    assert (done.returncode, done.stderr) == (
+        2,
+        "opgen old: error: the target cannot be loaded: opgen_hello_old:TARGET is not a "
+        "command: it has no read, emit\n",
     )

@@ -19,6 +19,7 @@ pyi                type hints for the Python bindings' stubs
 lazy               the lazy-tensor IR convention (LazyIrSchema, LazyArgument)
 nanobind           the nanobind convention of MLX extensions
 mlx_python         MLX's Python convention for bound functions: unions, weak scalars, shapes
+aten_mlx           ATen overloads as C++ functions over MLX, bound to Python (`opgen aten-mlx`)
 executorch         ExecuTorch's C++ convention: its types, kernels taking the runtime context
 executorch_unboxing  ExecuTorch's boxed convention: arguments taken off the runtime's EValue stack
 

@@ -52,6 +52,7 @@ RUNTIME_NAMES = frozenset(
         "Promoted",
         "promoted",
         "check_alpha",
+        "Alpha",
         "wrap_dim",
         "reduction_axes",
         "reduction_input",
@@ -67,6 +68,12 @@ RUNTIME_NAMES = frozenset(
         "finish_out",
         "nonzero",
         "advanced_index",
+        "accumulate_dtype",
+        "accumulated",
+        "check_reducible",
+        "arg_extreme",
+        "variance",
+        "stable_order",
     }
 )
 
@@ -111,12 +118,12 @@ PYTHON_KEYWORDS = frozenset(
 )
 
 
-class UnsupportedType(Exception):
+class NoMlxValue(Exception):
     """A schema type with no MLX meaning (`Dimname`, `Storage`, `Stream`, ...)."""
 
 
 @frozen
-class Parameter:
+class LoweredParameter:
     """One schema argument in the convention."""
 
     name: str  # the schema's name (the C++ and Python name)
@@ -169,10 +176,10 @@ _BY_VALUE = frozenset({"std::int64_t", "double", "bool"})
 
 def parameter_types(type: Type, *, operand: bool) -> tuple[str, str]:
     """(C++ type, Python annotation) of a parameter of schema type `type`; `operand`: an
-    elementwise operator's promoted Tensor. UnsupportedType if MLX has no such value."""
+    elementwise operator's promoted Tensor. NoMlxValue if MLX has no such value."""
     if isinstance(type, BaseType):
         if type.name not in _BASE_CPP:
-            raise UnsupportedType(str(type))
+            raise NoMlxValue(str(type))
         if type.name is BaseTy.Tensor and operand:
             return "Operand", OPERAND_STUB
         return _BASE_CPP[type.name], _BASE_STUB[type.name]
@@ -192,26 +199,28 @@ def parameter_types(type: Type, *, operand: bool) -> tuple[str, str]:
             return "std::vector<mlx::core::array>", "Sequence[array]"
         if isinstance(elem, OptionalType) and elem.elem == BaseType(BaseTy.Tensor):
             return "std::vector<std::optional<mlx::core::array>>", "Sequence[array | None]"
-        raise UnsupportedType(str(type))
-    raise UnsupportedType(str(type))
+        raise NoMlxValue(str(type))
+    raise NoMlxValue(str(type))
 
 
-def parameters(func: FunctionSchema, operands: frozenset[str] = frozenset()) -> list[Parameter]:
+def parameters(
+    func: FunctionSchema, operands: frozenset[str] = frozenset()
+) -> list[LoweredParameter]:
     """Every argument of `func` in the convention, in schema order; `operands`: the names
-    of the Tensor arguments an elementwise operator promotes (Operand). UnsupportedType
+    of the Tensor arguments an elementwise operator promotes (Operand). NoMlxValue
     (naming the argument) for a type MLX has no value of."""
-    found: list[Parameter] = []
+    found: list[LoweredParameter] = []
     kwarg_only = {id(a) for a in (*func.arguments.flat_kwarg_only, *func.arguments.out)}
     for argument in func.arguments.flat_all:
         try:
             cpp, stub = parameter_types(argument.type, operand=argument.name in operands)
-        except UnsupportedType:
-            raise UnsupportedType(
+        except NoMlxValue:
+            raise NoMlxValue(
                 f"argument '{argument.name}' is of type '{argument.type}', which has no MLX value"
             ) from None
         listed = argument.type.is_list_like()
         found.append(
-            Parameter(
+            LoweredParameter(
                 name=argument.name,
                 type=argument.type,
                 cpp_type=cpp,
@@ -225,7 +234,7 @@ def parameters(func: FunctionSchema, operands: frozenset[str] = frozenset()) -> 
     return found
 
 
-def parameter_declaration(p: Parameter, name: str) -> str:
+def parameter_declaration(p: LoweredParameter, name: str) -> str:
     """`const T& name` (numbers by value)."""
     if p.cpp_type in _BY_VALUE:
         return f"{p.cpp_type} {name}"
@@ -253,7 +262,7 @@ def return_type(returns: Sequence[Return]) -> tuple[str, str]:
         return "Scalar", "bool | int | float | complex"
     if isinstance(type, BaseType) and type.name is BaseTy.float:
         return "double", "float"
-    raise UnsupportedType(f"it returns '{type}', which has no MLX value")
+    raise NoMlxValue(f"it returns '{type}', which has no MLX value")
 
 
 def python_name(name: OperatorName) -> str:
@@ -295,7 +304,7 @@ def python_default(default: str, type: Type) -> str:
     return repr(default)  # contiguous_format, mean, ...
 
 
-def cpp_default(default: str, p: Parameter) -> str:
+def cpp_default(default: str, p: LoweredParameter) -> str:
     """The schema's default as a C++ value of the parameter's type."""
     type = p.type
     optional = isinstance(type, OptionalType)
@@ -328,7 +337,7 @@ def _unwrapped(cpp: str) -> str:
     return cpp.removeprefix("std::optional<").removesuffix(">")
 
 
-def nanobind_default(default: str, p: Parameter) -> str:
+def nanobind_default(default: str, p: LoweredParameter) -> str:
     """The schema's default as the C++ expression `nb::arg(...) = ...` takes: a Python
     object, or a C++ value nanobind converts to one."""
     type = p.type
@@ -353,7 +362,7 @@ def nanobind_default(default: str, p: Parameter) -> str:
     return f'nb::str("{default}")'
 
 
-def stub_signature(python: str, params: Sequence[Parameter], returns: str) -> str:
+def stub_signature(python: str, params: Sequence[LoweredParameter], returns: str) -> str:
     """`def add_Tensor(self: ..., other: ..., *, alpha: ... = 1) -> array`."""
     parts: list[str] = []
     star = False

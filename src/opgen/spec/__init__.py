@@ -29,6 +29,7 @@ executorch        ExecuTorch's kernel YAMLs (`op:`/`func:` entries, kernel keys)
 selection         operator selection for selective builds
 library           the custom-op library dialect (`opgen torch-library`)
 mlx               MLX extension specs, in two dialects
+lowering          lowering specs: ATen operators computed by another framework (`opgen aten-mlx`)
 compat            schema compatibility as PyTorch decides it (`opgen diff`)
 """
 

@@ -28,10 +28,10 @@ from opgen.spec.types import (
 
 @frozen
 class Argument:
-    name: str
-    type: Type
-    default: str | None
-    annotation: Annotation | None
+    name: str  # the name callers use
+    type: Type  # its schema type
+    default: str | None  # the default as written (`1`, `None`, `[0, 1]`); None: required
+    annotation: Annotation | None  # its alias annotation, `(a!)` in `Tensor(a!) self`
     # Set by __post_init__: every argument is printed (parsing checks the text)
     # and asked whether it is written, many times over. Fields rather than
     # `cached` attributes, which CPython 3.11 reads slowly even once set.
@@ -104,9 +104,9 @@ def _parse_argument(text: str, named_dimensions: bool = False) -> Argument:
 
 @frozen
 class Return:
-    name: str | None
-    type: Type
-    annotation: Annotation | None
+    name: str | None  # the name of a named return (a named-tuple field); None if unnamed
+    type: Type  # its schema type
+    annotation: Annotation | None  # its alias annotation: which argument it aliases
     # Set by __post_init__, as `Argument`'s.
     is_write: bool = field(init=False, repr=False, compare=False)
     _text: str = field(init=False, repr=False, compare=False)
@@ -190,7 +190,7 @@ def _parse_return(text: str, named_dimensions: bool = False) -> Return:
 class SelfArgument:
     """The `self` argument: the Tensor a method is called on."""
 
-    argument: Argument
+    argument: Argument  # the argument itself, named `self`
 
 
 @frozen
@@ -323,12 +323,12 @@ def _group_tensor_options(
 
 @frozen
 class Arguments:
-    pre_self_positional: tuple[Argument, ...]
-    self_arg: SelfArgument | None
-    post_self_positional: tuple[Argument, ...]
-    pre_tensor_options_kwarg_only: tuple[Argument, ...]
-    tensor_options: TensorOptionsArguments | None
-    post_tensor_options_kwarg_only: tuple[Argument, ...]
+    pre_self_positional: tuple[Argument, ...]  # positional arguments before `self`
+    self_arg: SelfArgument | None  # `self`, if an argument is so named and positional
+    post_self_positional: tuple[Argument, ...]  # positional arguments after `self`
+    pre_tensor_options_kwarg_only: tuple[Argument, ...]  # keyword-only, before the options
+    tensor_options: TensorOptionsArguments | None  # dtype, layout, device, pin_memory
+    post_tensor_options_kwarg_only: tuple[Argument, ...]  # keyword-only, after the options
     out: tuple[Argument, ...]  # keyword-only, mutable, always last
     # The flat views, TensorOptions spread out. Every function needs them (checks,
     # kinds, signatures, every API layer), so __post_init__ builds them; fields

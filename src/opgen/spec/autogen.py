@@ -24,12 +24,11 @@ from opgen.diagnostics import SpecError
 from opgen.releases import AUTOMATIC_OUT_INPLACE_TAGS, NEWEST, Release
 from opgen.spec.arguments import Argument, Return, shared
 from opgen.spec.backend import DEFAULT_KERNEL_NAMESPACE, BackendMetadata, default_kernel_name
+from opgen.spec.groups import PreGroup
 from opgen.spec.keys import DeviceCheckType, SchemaKind, Variant
 from opgen.spec.native import NativeFunction
 from opgen.spec.schema import BaseOperatorName, FunctionSchema, OperatorName, fresh_alias_names
 from opgen.spec.types import TENSOR, Annotation
-
-PreGroup = dict[SchemaKind, NativeFunction]
 
 # Known exceptions in PyTorch's own spec, by operator name. Each would otherwise
 # be rejected; they are accepted so that the upstream spec loads unchanged.

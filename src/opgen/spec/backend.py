@@ -12,11 +12,11 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from opgen.frozen import frozen
+from opgen.spec.groups import NativeFunctionsGroup
 from opgen.spec.keys import DispatchKey, needs_device_guard
 from opgen.spec.schema import FunctionSchema, OperatorName
 
 if TYPE_CHECKING:
-    from opgen.spec.groups import NativeFunctionsGroup
     from opgen.spec.native import NativeFunction
 
 # The C++ namespace of kernels whose dispatch entry names no namespace.
@@ -51,11 +51,11 @@ class BackendMetadata:
 
 @frozen
 class BackendIndex:
-    dispatch_key: DispatchKey
+    dispatch_key: DispatchKey  # the key its kernels are registered to
     use_out_as_primary: bool  # structured groups are implemented by their out= kernel
     device_guard: bool  # kernels need a device guard and device checks
     external: bool  # an out-of-tree backend
-    index: Mapping[OperatorName, BackendMetadata]
+    index: Mapping[OperatorName, BackendMetadata]  # each operator's kernel for this key
 
     @staticmethod
     def in_tree(key: DispatchKey, index: Mapping[OperatorName, BackendMetadata]) -> BackendIndex:
@@ -65,8 +65,6 @@ class BackendIndex:
         return g.out if self.use_out_as_primary else g.functional
 
     def get_kernel(self, f: NativeFunction | NativeFunctionsGroup) -> BackendMetadata | None:
-        from opgen.spec.groups import NativeFunctionsGroup
-
         function = self.primary(f) if isinstance(f, NativeFunctionsGroup) else f
         return self.index.get(function.func.name)
 

@@ -63,8 +63,8 @@ KNOWN_KEYS = frozenset(
 
 @frozen
 class EntryOptions:
-    valid_tags: Set[str]
-    ignore_keys: Set[DispatchKey] = frozenset()
+    valid_tags: Set[str]  # the tags of the tags file
+    ignore_keys: Set[DispatchKey] = frozenset()  # dispatch entries to drop, e.g. MPS
     library: bool = False  # the library dialect (opgen.spec.library)
     # Read for `opgen diff`: accept what older PyTorch specs allowed and later ones
     # forbid (removed types, rules added since, tags outside the tags file).

@@ -71,37 +71,37 @@ _MAX_ERRORS = 20
 class ListedOperator:
     """One operator named in one of the file's lists."""
 
-    name: OperatorName
-    location: Location
+    name: OperatorName  # the operator, as the spec names it
+    location: Location  # where the list names it
 
 
 @frozen
 class NonNativeNode:
     """A `non_native` entry: an IR node for something that is not an ATen operator."""
 
-    func: FunctionSchema
+    func: FunctionSchema  # the node's schema, as an operator's is written
     properties: tuple[str, ...]  # checked by the lazy target, which knows them
-    property_locations: tuple[Location, ...]
+    property_locations: tuple[Location, ...]  # where each property is written
     opkind: str | None  # the node's OpKind (`ltc_cast`), when not derived from its name
-    location: Location
+    location: Location  # the entry
 
 
 @frozen(eq=False)
 class ExternalBackend:
     """A backend YAML, checked against the spec it extends."""
 
-    path: str
+    path: str  # the file
     backend: str  # as written; a dispatch key's name when any kernel is listed
-    cpp_namespace: str
+    cpp_namespace: str  # the C++ namespace of the kernel class
     class_name: str | None  # None: the backend index's `<Key>NativeFunctions`
-    use_out_as_primary: bool
-    device_guard: bool
+    use_out_as_primary: bool  # groups are implemented by their out= kernel
+    device_guard: bool  # registrations check devices and set a device guard
     supported: tuple[ListedOperator, ...]  # without full_codegen
-    autograd: tuple[ListedOperator, ...]
-    symint: tuple[ListedOperator, ...]
-    full_codegen: tuple[ListedOperator, ...]
-    ir_gen: tuple[ListedOperator, ...]
-    non_native: tuple[NonNativeNode, ...]
+    autograd: tuple[ListedOperator, ...]  # kernels registered to Autograd<backend>
+    symint: tuple[ListedOperator, ...]  # kernels taking c10::SymInt, named `*_symint`
+    full_codegen: tuple[ListedOperator, ...]  # lazy: the IR node and the kernel generated
+    ir_gen: tuple[ListedOperator, ...]  # lazy: only the IR node generated
+    non_native: tuple[NonNativeNode, ...]  # lazy: IR nodes for no ATen operator
     backend_key: DispatchKey | None  # None when the file lists no forward kernel
     autograd_key: DispatchKey | None  # Autograd<backend>, when `autograd:` lists any
     indices: Mapping[DispatchKey, BackendIndex]  # the backend's and its autograd key's

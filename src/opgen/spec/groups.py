@@ -17,10 +17,13 @@ from collections.abc import Iterable, Iterator, Sequence
 
 from opgen.diagnostics import SpecError
 from opgen.frozen import frozen
-from opgen.spec.autogen import PreGroup
 from opgen.spec.keys import SchemaKind, ViewSchemaKind
 from opgen.spec.native import NativeFunction
 from opgen.spec.schema import BaseOperatorName, FunctionSchema, OperatorName
+
+# The variants of one operator (one `signature()`) by kind, before they are grouped:
+# the spec's own, then those derived for them (`opgen.spec.autogen`).
+PreGroup = dict[SchemaKind, NativeFunction]
 
 
 @frozen(eq=False)
@@ -177,9 +180,9 @@ def grouped_lines(grouped: Sequence[NativeFunction | NativeFunctionsGroup]) -> l
 
 @frozen(eq=False)
 class NativeFunctionsViewGroup:
-    view: NativeFunction
+    view: NativeFunction  # `foo`, which returns an alias of its input
     view_copy: NativeFunction | None  # absent for composite views
-    view_inplace: NativeFunction | None
+    view_inplace: NativeFunction | None  # `foo_`, the view that changes `self`'s metadata
 
     def __post_init__(self) -> None:
         view = self.view

@@ -60,9 +60,9 @@ _ATTRIBUTE = r"[A-Za-z_]\w*"
 class PythonRef:
     """A Python function named `module.path:function`, and where the spec names it."""
 
-    module: str
-    function: str
-    location: Location
+    module: str  # the dotted module path, before the colon
+    function: str  # the function's name in that module
+    location: Location  # where the spec names it
 
     def __str__(self) -> str:
         return f"{self.module}:{self.function}"
@@ -81,9 +81,9 @@ class PythonRef:
 class OperatorExtensions:
     """What a library entry adds to PyTorch's spec language."""
 
-    python_kernels: Mapping[DispatchKey, PythonRef]
-    fake: PythonRef | None
-    doc: str | None
+    python_kernels: Mapping[DispatchKey, PythonRef]  # `python_dispatch:`: kernels by key
+    fake: PythonRef | None  # `fake:`: the function computing outputs' metadata
+    doc: str | None  # `doc:`: the operator's docstring
 
 
 NO_EXTENSIONS = OperatorExtensions(MappingProxyType({}), None, None)

@@ -18,12 +18,13 @@ from opgen.diagnostics import Diagnostic, SpecError
 from opgen.frozen import field, frozen
 from opgen.releases import NEWEST, Release
 from opgen.spec.arguments import Argument
-from opgen.spec.autogen import PreGroup, derive_functions, pre_group
+from opgen.spec.autogen import derive_functions, pre_group
 from opgen.spec.backend import BackendIndex, BackendMetadata
 from opgen.spec.entry import EntryOptions, read_entry
 from opgen.spec.groups import (
     NativeFunctionsGroup,
     NativeFunctionsViewGroup,
+    PreGroup,
     group_functions,
     group_views,
 )
@@ -49,13 +50,15 @@ INPLACE_VIEW_EXCEPTIONS = frozenset({"resize_", "resize_as_"})
 @frozen
 class Spec:
     functions: tuple[NativeFunction, ...]  # entries in spec order, then derived ones
-    backend_indices: Mapping[DispatchKey, BackendIndex]
+    backend_indices: Mapping[DispatchKey, BackendIndex]  # the kernels of each dispatch key
+    # The functions in groups of variants where there is one, else alone; in spec order.
     grouped: tuple[NativeFunction | NativeFunctionsGroup, ...]
+    # The functions in view groups where there is one, else alone; in spec order.
     view_grouped: tuple[NativeFunction | NativeFunctionsViewGroup, ...]
     tags: Mapping[str, str]  # valid tags and their descriptions
-    entry_count: int
+    entry_count: int  # the entries read; `functions` holds them, then the derived ones
     sources: Mapping[str, str] = field(repr=False)  # file text by path, for diagnostics
-    warnings: tuple[Diagnostic, ...] = ()
+    warnings: tuple[Diagnostic, ...] = ()  # what the spec does that upstream accepts
 
     @property
     def groups(self) -> list[NativeFunctionsGroup]:

@@ -30,29 +30,38 @@ from opgen.spec.yaml.located import written
 class NativeFunction:
     """One operator overload. Compared and hashed by identity."""
 
-    namespace: str
-    func: FunctionSchema
+    namespace: str  # the operator's namespace: the `ns::` written before the schema, else aten
+    func: FunctionSchema  # the schema of `func:`, without the namespace
+    # Mutable tensor arguments are `const Tensor&` in C++ signatures, not `Tensor&`.
     use_const_ref_for_mutable_tensors: bool
-    device_guard: bool
-    device_check: DeviceCheckType
-    python_module: str | None
-    category_override: str | None
-    variants: frozenset[Variant]
-    manual_kernel_registration: bool
-    manual_cpp_binding: bool
-    loc: Location
-    autogen: tuple[OperatorName, ...]
+    device_guard: bool  # kernels run with the current device set to the arguments' device
+    device_check: DeviceCheckType  # whether registrations check that tensors share a device
+    python_module: str | None  # the Python submodule binding it (nn, fft, ...); None: torch
+    category_override: str | None  # a category given by hand (`factory`), else derived
+    variants: frozenset[Variant]  # its C++ forms: a function `at::op`, a `Tensor` method
+    manual_kernel_registration: bool  # its kernels are registered by hand, never generated
+    manual_cpp_binding: bool  # its C++ function and method are written by hand, not declared
+    loc: Location  # where its entry starts (a derived operator: its source entry's)
+    autogen: tuple[OperatorName, ...]  # the derived variants `autogen:` asks for
+    # Per ufunc key, the element loop the kernels of a `ufunc_inner_loop:` entry call.
     ufunc_inner_loop: Mapping[UfuncKey, UfuncInnerLoop]
-    structured: bool
+    structured: bool  # an out= operator whose kernel is a meta function and an impl
+    # The structured out= operator whose kernels this functional or inplace one uses.
     structured_delegate: OperatorName | None
-    structured_inherits: str | None
-    precomputed: Precompute | None
-    cpp_no_default_args: frozenset[str]
+    structured_inherits: str | None  # the base class of its meta class, when not the default
+    precomputed: Precompute | None  # the values its meta function computes for its impl
+    cpp_no_default_args: frozenset[str]  # arguments whose defaults the C++ API leaves out
+    # Implemented per backend (a key beyond the implicit composite ones, or a delegate).
     is_abstract: bool
+    # A CompositeImplicitAutograd kernel: decomposes everywhere; autograd sees what it calls.
     has_composite_implicit_autograd_kernel: bool
+    # The same decomposition for nested tensors (CompositeImplicitAutogradNestedTensor).
     has_composite_implicit_autograd_nested_tensor_kernel: bool
+    # One kernel for every backend (CompositeExplicitAutograd); autograd needs a formula.
     has_composite_explicit_autograd_kernel: bool
+    # A kernel for every backend that mutates or aliases inside: not for functional graphs.
     has_composite_explicit_autograd_non_functional_kernel: bool
+    # The entry's tags and those implied (pt2_compliant_tag in aten; out, inplace by release).
     tags: frozenset[str]
     # The entry as read, for diagnostics: where each field was written. None for a
     # derived operator, which has no text of its own.

@@ -94,9 +94,9 @@ def _parse_line_arguments(
 
 @frozen
 class UfuncInnerLoop:
-    name: str
+    name: str  # the C++ function computing one element (or one vector of elements)
     supported_dtypes: tuple[ScalarType, ...]  # in spec order, no repeats
-    ufunc_key: UfuncKey
+    ufunc_key: UfuncKey  # the loops it serves: CPU scalar or vector, CUDA functors, or several
 
     @staticmethod
     def parse(text: str, key: UfuncKey) -> UfuncInnerLoop:

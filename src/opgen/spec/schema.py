@@ -54,10 +54,10 @@ class BaseOperatorName:
     overload so that it cannot be confused with `foo` when resolving overloads.
     """
 
-    base: str
-    inplace: bool
-    dunder_method: bool
-    functional_overload: bool = False
+    base: str  # the name without its inplace and dunder marks: `add_` -> add, `__iand__` -> and
+    inplace: bool  # `add_`, `__iand__`: the operator mutates `self`
+    dunder_method: bool  # written as `__name__`: a Python operator method such as `__iand__`
+    functional_overload: bool = False  # `foo_functional`, the functional variant of `foo`
 
     @staticmethod
     def parse(text: str, offset: int = 0) -> BaseOperatorName:
@@ -116,8 +116,8 @@ def _parse_base_operator_name(text: str) -> BaseOperatorName:
 
 @frozen
 class OperatorName:
-    name: BaseOperatorName
-    overload_name: str
+    name: BaseOperatorName  # the name before the dot
+    overload_name: str  # the overload after the dot, `Tensor` in `add.Tensor`; "" for none
 
     @staticmethod
     def parse(text: str, offset: int = 0) -> OperatorName:
@@ -180,9 +180,9 @@ def _check_canonical(printed: str, text: str, offset: int, what: str) -> None:
 
 @frozen
 class FunctionSchema:
-    name: OperatorName
-    arguments: Arguments
-    returns: tuple[Return, ...]
+    name: OperatorName  # `name.overload`, before the parenthesis
+    arguments: Arguments  # the arguments, by the part of the list each is in
+    returns: tuple[Return, ...]  # after `->`: none for `()`, several for a tuple
 
     @staticmethod
     def parse(

@@ -56,11 +56,11 @@ def op_name_from_native_function(f: NativeFunction) -> str:
 class SelectedOperator:
     """One entry of `operators:`; a name without overload may stand for all overloads."""
 
-    name: str
-    is_root_operator: bool = True
-    is_used_for_training: bool = True
-    include_all_overloads: bool = True
-    debug_info: tuple[str, ...] | None = None
+    name: str  # `ns::name.overload`, or `ns::name` for every overload
+    is_root_operator: bool = True  # called by a model itself, not only by other operators
+    is_used_for_training: bool = True  # needed when training, not only for inference
+    include_all_overloads: bool = True  # a name without overload selects every overload
+    debug_info: tuple[str, ...] | None = None  # where the selection came from, as written
 
 
 _EMPTY: Mapping[Any, Any] = MappingProxyType({})
@@ -70,7 +70,8 @@ _EMPTY: Mapping[Any, Any] = MappingProxyType({})
 class OperatorSelection:
     """The operators (and kernel dtypes, custom classes, features) a build includes."""
 
-    include_all_operators: bool
+    include_all_operators: bool  # every operator is selected, whatever `operators` lists
+    # The `operators:` entries by name (`ns::name.overload`, or `ns::name`).
     operators: Mapping[str, SelectedOperator] = field(default_factory=lambda: _EMPTY, hash=False)
     # Kernel tag to the dtypes whose code paths are kept.
     kernel_metadata: Mapping[str, tuple[str, ...]] = field(
@@ -78,12 +79,12 @@ class OperatorSelection:
     )
     # ExecuTorch's kernel keys per operator, kept as written (lists become tuples).
     et_kernel_metadata: Mapping[object, object] = field(default_factory=lambda: _EMPTY, hash=False)
-    custom_classes: frozenset[object] = frozenset()
-    build_features: frozenset[object] = frozenset()
+    custom_classes: frozenset[object] = frozenset()  # TorchScript classes the build keeps
+    build_features: frozenset[object] = frozenset()  # named features the build keeps
     # Every kernel dtype and custom class, even though operators are selective.
     include_all_non_op_selectives: bool = False
-    debug_info: tuple[str, ...] | None = None
-    warnings: tuple[Diagnostic, ...] = field(default=(), compare=False)
+    debug_info: tuple[str, ...] | None = None  # where the selection came from, as written
+    warnings: tuple[Diagnostic, ...] = field(default=(), compare=False)  # odd, accepted input
 
     @staticmethod
     def everything() -> OperatorSelection:

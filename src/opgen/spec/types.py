@@ -23,9 +23,9 @@ _ANNOTATION = re.compile(r"([a-z](?:\|[a-z])?)(!?)(?: -> (\*|[a-z](?:\|[a-z])*))
 class Annotation:
     """An alias annotation. `alias_set` has one name, or two for `a|b`."""
 
-    alias_set: tuple[str, ...]
-    is_write: bool
-    alias_set_after: tuple[str, ...]
+    alias_set: tuple[str, ...]  # the names before `!` or `->`: what the value aliases
+    is_write: bool  # written with `!`: the operator writes to it
+    alias_set_after: tuple[str, ...]  # the names after `->` (`*`: any); () when not written
 
     @staticmethod
     def parse(text: str, offset: int = 0) -> Annotation:
@@ -177,7 +177,7 @@ def _parse_type(text: str, offset: int, named_dimensions: bool = False) -> Type:
 
 @frozen
 class BaseType(Type):
-    name: BaseTy
+    name: BaseTy  # which of the schema language's base types
 
     def _render(self) -> str:
         return self.name.value
@@ -194,7 +194,7 @@ class BaseType(Type):
 
 @frozen
 class OptionalType(Type):
-    elem: Type
+    elem: Type  # the type without `?`
 
     def _render(self) -> str:
         return f"{self.elem}?"
@@ -227,7 +227,7 @@ class _OpaqueType(Type):
 class CustomClassType(_OpaqueType):
     """A TorchScript custom class, `__torch__.torch.classes.ns.Name`."""
 
-    class_name: str
+    class_name: str  # the name after `__torch__.torch.classes.`: `ns.Name`
 
     def _render(self) -> str:
         return f"{_CUSTOM_CLASS_PREFIX}{self.class_name}"
@@ -237,8 +237,8 @@ class CustomClassType(_OpaqueType):
 class ListType(Type):
     """`T[]`, or `T[N]` with a fixed size (a size of 0 is written `T[]`)."""
 
-    elem: Type
-    size: int | None
+    elem: Type  # the type of each element
+    size: int | None  # N of `T[N]`; None for `T[]`
 
     def _render(self) -> str:
         return f"{self.elem}[{self.size or ''}]"

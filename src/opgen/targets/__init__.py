@@ -1,12 +1,16 @@
 """The targets: each turns a spec into files, and all have one shape.
 
-contract               the shape: `Target` (name, flags, options, `generate(options)`),
-                       `RunOptions` (what every run is told), `Generated` (what it made),
-                       and `deliver`, which writes or lists it
-registry               opgen's targets by name, and other packages' (`opgen.targets` entry points)
+contract               the shape of every command: `Target` (name, flags, options,
+                       `read(options)`, `emit(model, options)`) and `Tool`, `RunOptions`
+                       (where and how a run delivers), `Generated` (what it made), and
+                       `deliver`, which writes or lists it
+emitters               `Emitted`, and `run_emitters`, the one runner of emitter tables
+registry               opgen's commands by name, and other packages' (`opgen.targets` entry
+                       points)
 
 One package per target; each has `command` (its flags and its `TARGET`), `generate`
-(`generate(options) -> Generated`, the Python API) and the modules of its files:
+(`read` and `emit`; `opgen.targets.contract.generate(target, options)` is the Python
+API) and the modules of its files:
 
 aten                   `opgen aten`: the files `python -m torchgen.gen` writes
 autograd               `opgen autograd` and `opgen annotated-fn-args`: torchgen's gen_autograd
@@ -18,6 +22,7 @@ generate_code          `opgen generate-code`: PyTorch's generate_code.py, the fo
                        runs (and the ViewMeta bindings) from one load of the spec
 torch_library          `opgen torch-library`: a PyTorch custom-op library
 mlx                    `opgen mlx`: an MLX extension module
+aten_mlx               `opgen aten-mlx`: PyTorch's ATen operators on MLX, from a lowering spec
 executorch             `opgen executorch`: ExecuTorch's codegen.gen (kernel registrations, headers)
 executorch_oplist      `opgen executorch-oplist` and `executorch-op-variants`: ExecuTorch's
                        gen_oplist and gen_selected_op_variants (operator selection)

@@ -1,29 +1,32 @@
-"""The one shape every target has, and what the command line does with its result.
+"""The one shape every command has, and what the command line does with a target's result.
 
-A target is an object with a `name`, a one-line `help` and a `description`, and three
-steps that the command line runs in order:
+A command is an object with a `name`, a one-line `help`, a `description` and
+`add_arguments(parser)`, its flags. It is one of two kinds:
 
-    add_arguments(parser)       its flags, spelled as the tool it replaces spells them
+- a *target* generates files, in three steps that the command line runs in order:
+
     options(args) -> Options    the flags as a frozen options object; a usage problem
                                 (flags that contradict each other) raises `UsageError`
-    generate(options) -> Generated
-                                reads its inputs and fills `OutputSet`s; never writes a
-                                file; bad input raises `SpecError`
+    read(options) -> Model      reads the inputs into an immutable model: everything the
+                                files need, planned; bad input raises `SpecError`
+    emit(model, options) -> Generated
+                                the files (`OutputSet`s) and what to say about them;
+                                never writes a file
 
-Whatever a target's own options hold, `options.run` is a `RunOptions`: the settings
-every run shares (where to write, in how many processes, a dry run, the dependency
-list, a listing instead of a write, the torch release a drop-in generates for).
-`deliver` then does what they say with the `Generated` result, the same way for
-every target: prints the target's notes and
-warnings, writes the sets through `opgen.writer.write_files` (atomic, only changed
-files), writes the dependency lists, and prints the target's summary.
+  Whatever a target's own options hold, `options.run` is a `RunOptions`: where and how
+  the files are delivered (the output directory, in how many processes, a dry run, the
+  dependency list, a listing instead of a write). `deliver` then does what they say with
+  the `Generated` result, the same way for every target: prints its notices, warnings
+  and notes, writes the sets through `opgen.writer.write_files` (atomic, only changed
+  files), writes the dependency lists, and prints the summary. `generate(target,
+  options)` is the Python API: the `Generated` of a run, without a command line.
 
-`generate` is the Python API as well: `generate(options)` of a target's `generate`
-module builds the same `Generated` without a command line. opgen's targets are
-`LazyTarget`s, which import that module only when they run.
+- a *tool* (`opgen check`, `dump`, `diff`, `coverage`) generates nothing: its
+  `run(args, out, err)` does the whole command and returns the exit status.
 
-Targets are registered in `opgen.targets.registry`; other packages add theirs through
-the `opgen.targets` entry-point group.
+Commands are registered in `opgen.targets.registry` as `module:attribute` references, and
+other packages add theirs through the `opgen.targets` entry-point group. opgen's
+targets are `LazyTarget`s, which import their reading and emitting only when they run.
 """
 
 from __future__ import annotations
@@ -33,10 +36,9 @@ import enum
 import os
 from collections.abc import Callable, Sequence
 from importlib import import_module
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TextIO, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TextIO, TypeGuard, TypeVar
 
 from opgen.frozen import frozen
-from opgen.releases import NEWEST, Release
 
 if TYPE_CHECKING:
     from opgen.diagnostics import Diagnostic
@@ -61,38 +63,32 @@ class Listing(enum.Enum):
 
 @frozen
 class RunOptions:
-    """What every run is told, whichever the target."""
+    """Where and how a run delivers its files, whichever the target."""
 
     output_dir: str  # where the files go (a target may write other roots beside it)
     jobs: int = 1  # processes rendering the files (`opgen.forked`); never changes output
     dry_run: bool = False  # generate and check, write no generated file
     output_dependencies: str | None = None  # also write the CMake lists of generated files
     listing: Listing | None = None  # print these paths instead of writing anything
-    # The torch release a drop-in generates for (`opgen.releases`), and what to say on
-    # stderr about how it was chosen (`opgen.targets.torch_version`).
-    release: Release = NEWEST
-    release_notice: str | None = None
 
 
 @frozen(eq=False)
 class Generated:
-    """What a run produced: the files, and what the command line says about them."""
+    """What a run made: the files, and what the command line says about them."""
 
     outputs: Sequence[OutputSet]
     # (file-name prefix, set): one CMake list per set with `--output-dependencies`.
     dependency_lists: Sequence[tuple[str, OutputSet]] = ()
+    # Printed on stderr before anything else: how the run was set up (for a drop-in, how
+    # its torch release was chosen, `opgen.targets.torch_version`).
+    notices: Sequence[str] = ()
     notes: Sequence[str] = ()  # printed on stdout before anything is written
     warnings: Sequence[Diagnostic] = ()  # printed on stderr, located
     sources: Sequence[str] = ()  # the C++ sources to compile, relative to the output dir
     # A dry run renders every file (so bad input fails it too) instead of only listing.
     dry_run_renders: bool = False
-    # Rendering only fills templates with texts made already: the files are rendered
-    # in this process, as a fork for them would cost more (about 2 ms) than it saves.
-    render_in_one_process: bool = False
     # The line printed after writing, from what was written.
     summary: Callable[[WriteReport], str] | None = None
-    # The model the files were rendered from; kept alive until the process exits.
-    model: object = None
 
 
 class TargetOptions(Protocol):
@@ -101,11 +97,10 @@ class TargetOptions(Protocol):
 
 
 OptionsT = TypeVar("OptionsT", bound=TargetOptions)
-ModelT = TypeVar("ModelT")
 
 
-class Target(Protocol[OptionsT]):
-    """A generator of files: flags in, an options object, a model read, a `Generated` out."""
+class Command(Protocol):
+    """What every command has: its name, its help and its flags."""
 
     @property
     def name(self) -> str: ...  # the subcommand: `opgen <name>`
@@ -118,11 +113,26 @@ class Target(Protocol[OptionsT]):
 
     def add_arguments(self, parser: argparse.ArgumentParser) -> None: ...
 
+
+class Target(Command, Protocol[OptionsT]):
+    """A generator of files: flags in, an options object, a model read, a `Generated` out."""
+
     def options(self, args: argparse.Namespace) -> OptionsT: ...
 
     def read(self, options: OptionsT) -> object: ...
 
     def emit(self, model: Any, options: OptionsT) -> Generated: ...
+
+
+class Tool(Command, Protocol):
+    """A command that generates nothing: `run` is the whole command, its exit status."""
+
+    def run(self, args: argparse.Namespace, out: TextIO, err: TextIO) -> int: ...
+
+
+def is_target(command: Target[Any] | Tool) -> TypeGuard[Target[Any]]:
+    """Whether `command` is a target (it reads and emits) rather than a tool."""
+    return hasattr(command, "read") and hasattr(command, "emit")
 
 
 def generate(target: Target[OptionsT], options: OptionsT) -> Generated:
@@ -140,21 +150,27 @@ class LazyTarget(Generic[OptionsT]):
     description: str
     add_arguments: Callable[[argparse.ArgumentParser], None]
     options: Callable[[argparse.Namespace], OptionsT]
-    reader: str = ""  # `module:function`, the function being `read(options) -> model`
-    emitter: str = ""  # `module:function`, the function being `emit(model, options)`
-    generator: str = ""  # (while targets move to read/emit) `generate(options) -> Generated`
+    reader: str  # `module:function`, the function being `read(options) -> model`
+    emitter: str  # `module:function`, the function being `emit(model, options)`
 
     def read(self, options: OptionsT) -> object:
-        if not self.reader:
-            return _imported(self.generator)(options)
         return _imported(self.reader)(options)
 
     def emit(self, model: Any, options: OptionsT) -> Generated:
-        if not self.emitter:
-            generated: Generated = model
-            return generated
         emitted: Generated = _imported(self.emitter)(model, options)
         return emitted
+
+
+@frozen
+class ToolCommand:
+    """A tool made of its module's functions (the module is imported when the command is
+    listed or run, and imports what `run` needs only when it runs)."""
+
+    name: str
+    help: str
+    description: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace, TextIO, TextIO], int]
 
 
 def _imported(reference: str) -> Callable[..., Any]:
@@ -177,9 +193,6 @@ def run_target(
     freed object by object when it returns (the command line exits the process right
     after, and the operating system reclaims it at once).
     """
-    release_notice = getattr(options.run, "release_notice", None)
-    if release_notice is not None:
-        err.write(release_notice + "\n")
     try:
         model = target.read(options)
         if retain is not None:
@@ -188,16 +201,33 @@ def run_target(
     except UsageError as e:  # found only once the inputs are read: nothing is written
         err.writelines(f"opgen {target.name}: error: {problem}\n" for problem in e.problems)
         return 2
-    if retain is not None and generated.model is not None:
-        retain(generated.model)
     deliver(generated, options.run, out, err)
     return 0
+
+
+# A run of fewer files renders them in this process: a fork costs about 2 ms, more than
+# splitting a few files' rendering saves (`opgen backend`'s 2 to 3 files and `opgen lazy`'s
+# 5 to 6 only fill templates with texts made already). Every target whose rendering is
+# worth spreading writes far more: `opgen autograd` 32 files, `opgen python` 21.
+MIN_FILES_TO_FORK = 8
+
+
+def rendering_jobs(generated: Generated, run: RunOptions) -> int:
+    """How many processes render `generated`'s files: `run.jobs`, or one when the run
+    cannot fork or has too few files to pay for a fork."""
+    if run.jobs <= 1:
+        return 1
+    from opgen.forked import can_fork
+
+    files = sum(len(output_set.paths()) for output_set in generated.outputs)
+    return run.jobs if files >= MIN_FILES_TO_FORK and can_fork() else 1
 
 
 def deliver(generated: Generated, run: RunOptions, out: TextIO, err: TextIO) -> None:
     """Print, list or write what a target generated, as the run's options say."""
     from opgen.diagnostics import write_diagnostics
 
+    err.writelines(notice + "\n" for notice in generated.notices)
     write_diagnostics(generated.warnings, err)
     out.writelines(note + "\n" for note in generated.notes)
     if run.listing is not None:
@@ -208,7 +238,6 @@ def deliver(generated: Generated, run: RunOptions, out: TextIO, err: TextIO) -> 
         )
         out.writelines(os.path.join(run.output_dir, p) + "\n" for p in paths)
         return
-    from opgen.forked import can_fork
     from opgen.output import dependency_files
     from opgen.writer import write_files, write_if_changed
 
@@ -216,9 +245,11 @@ def deliver(generated: Generated, run: RunOptions, out: TextIO, err: TextIO) -> 
         for output_set in generated.outputs:
             for path in output_set.paths():
                 output_set.text(path)
-    jobs = run.jobs if can_fork() and not generated.render_in_one_process else 1
     report = write_files(
-        generated.outputs, dry_run=run.dry_run, make_roots=not run.dry_run, jobs=jobs
+        generated.outputs,
+        dry_run=run.dry_run,
+        make_roots=not run.dry_run,
+        jobs=rendering_jobs(generated, run),
     )
     if run.output_dependencies and generated.dependency_lists:
         lists = dependency_files(run.output_dependencies, generated.dependency_lists)

@@ -19,6 +19,7 @@ from typing import TextIO
 from opgen.diagnostics import write_diagnostics
 from opgen.releases import Release
 from opgen.spec import Spec
+from opgen.targets.contract import ToolCommand
 from opgen.targets.torch_version import add_torch_version_argument
 from opgen.tooling.spec_files import (
     add_spec_arguments,
@@ -26,9 +27,6 @@ from opgen.tooling.spec_files import (
     named_release,
     spec_paths,
 )
-
-HELP = "load and validate a spec"
-DESCRIPTION = "Load and validate a spec."
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -224,3 +222,12 @@ def _check_library(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         return 1
     out.write(f"{args.native_yaml}: ok: {library.summary()}\n")
     return 0
+
+
+TOOL = ToolCommand(
+    name="check",
+    help="load and validate a spec",
+    description="Load and validate a spec.",
+    add_arguments=add_arguments,
+    run=run_check,
+)

@@ -33,6 +33,7 @@ from opgen.spec.backend import BackendMetadata
 from opgen.spec.keys import DispatchKey
 from opgen.spec.model import Spec
 from opgen.spec.native import NativeFunction
+from opgen.targets.contract import ToolCommand
 from opgen.targets.torch_version import add_torch_version_argument
 from opgen.tooling.spec_files import add_spec_arguments, load_named_spec, named_release
 
@@ -212,10 +213,6 @@ def _decls(group: CppSignatureGroup) -> list[str]:
     return [s.decl() for s in group.signatures(symint=True)]
 
 
-HELP = "print the model as JSON Lines"
-DESCRIPTION = "Print one JSON object per native function, derived ones included."
-
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_spec_arguments(parser)
     add_torch_version_argument(parser)
@@ -241,3 +238,12 @@ def run_dump(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     for text in chunks:
         out.write(text)
     return 0
+
+
+TOOL = ToolCommand(
+    name="dump",
+    help="print the model as JSON Lines",
+    description="Print one JSON object per native function, derived ones included.",
+    add_arguments=add_arguments,
+    run=run_dump,
+)

@@ -10,6 +10,8 @@ over opgen's schema model, check for check, and explains each failure:
   default (the parsed value, not the text) and an alias annotation;
 - `names`: why two argument lists differ at an index (a rename, a removal, an
   insertion, a move);
+- `changes`: what a comparison reports, `SchemaChange` (a change and the directions it
+  breaks) and the schema parts it points at;
 - `schemas`: `compare_schemas(old, new)`, every change as a `SchemaChange`
   with the directions it breaks; a direction is compatible exactly when no
   change breaks it, which is torch's verdict (the conformance test checks it
@@ -19,10 +21,8 @@ over opgen's schema model, check for check, and explains each failure:
 
 from __future__ import annotations
 
+from opgen.spec.compat.changes import Direction, Part, SchemaChange
 from opgen.spec.compat.schemas import (
-    Direction,
-    Part,
-    SchemaChange,
     compare_schemas,
     is_backward_compatible,
     is_forward_compatible,

@@ -21,14 +21,14 @@ from opgen.frozen import frozen
 
 @frozen
 class NameChanges:
-    old_names: tuple[str, ...]
-    new_names: tuple[str, ...]
-    old_index: Mapping[str, int]
-    new_index: Mapping[str, int]
+    old_names: tuple[str, ...]  # the old schema's argument names, in order
+    new_names: tuple[str, ...]  # the new schema's argument names, in order
+    old_index: Mapping[str, int]  # each old name's index
+    new_index: Mapping[str, int]  # each new name's index
     removed: tuple[str, ...]  # in old order
     inserted: tuple[str, ...]  # in new order
     renamed: Mapping[str, str]  # old name to new name
-    moved: frozenset[str]
+    moved: frozenset[str]  # names in both whose order relative to the others changed
 
     @staticmethod
     def of(old: Sequence[str], new: Sequence[str], old_out: int, new_out: int) -> NameChanges:

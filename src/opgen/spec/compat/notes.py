@@ -12,7 +12,7 @@ are matched by name here, and a subject already reported as a break is skipped.
 from __future__ import annotations
 
 from opgen.spec.arguments import Argument
-from opgen.spec.compat.schemas import Part, SchemaChange
+from opgen.spec.compat.changes import Part, SchemaChange
 from opgen.spec.compat.values import default_value, is_subtype, list_size
 from opgen.spec.schema import FunctionSchema
 

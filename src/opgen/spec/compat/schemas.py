@@ -28,10 +28,11 @@ it. Changes that break nothing (an argument added with a default at the end,
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
 
 from opgen.frozen import frozen
 from opgen.spec.arguments import Argument, Return
+from opgen.spec.compat import notes
+from opgen.spec.compat.changes import Direction, Part, SchemaChange
 from opgen.spec.compat.names import NameChanges
 from opgen.spec.compat.values import (
     alias_key,
@@ -44,33 +45,17 @@ from opgen.spec.compat.values import (
 from opgen.spec.schema import FunctionSchema
 from opgen.spec.types import annotated_str
 
-Direction = Literal["backward", "forward"]
-# What a change points at in each schema: an argument (schema order) or a return, by index.
-Part = tuple[Literal["argument", "return"], int]
-
 
 @frozen
 class Break:
     """One failed check of one direction."""
 
-    direction: Direction
-    rule: str
+    direction: Direction  # the direction whose check failed
+    rule: str  # what changed, as a name; breaks of one rule and subject merge into one change
     subject: str  # the argument or return it is about; "" for the schema
-    message: str
-    old: Part | None
-    new: Part | None
-
-
-@frozen
-class SchemaChange:
-    """One change between two schemas, with the directions it breaks (none: compatible)."""
-
-    rule: str
-    subject: str
-    message: str
-    breaks: tuple[Direction, ...]
-    old: Part | None
-    new: Part | None
+    message: str  # the failure in a sentence, for the report
+    old: Part | None  # where it is in the old schema; None when it is not there
+    new: Part | None  # where it is in the new schema; None when it is not there
 
 
 def compare_schemas(old: FunctionSchema, new: FunctionSchema) -> tuple[SchemaChange, ...]:
@@ -231,10 +216,8 @@ class _Comparison:
 
     def compatible_changes(self, reported: set[str]) -> list[SchemaChange]:
         """What changed without breaking either direction, for subjects not yet reported."""
-        from opgen.spec.compat.notes import compatible_changes
-
         renamed_to = set(self.names.renamed.values())
-        return compatible_changes(self.old, self.new, reported | renamed_to)
+        return notes.compatible_changes(self.old, self.new, reported | renamed_to)
 
 
 def _shared_checks(o: Argument, n: Argument) -> list[tuple[str, str]]:

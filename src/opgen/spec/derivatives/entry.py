@@ -32,7 +32,7 @@ class Formula:
     key: str  # as written: `self, other`
     names: tuple[str, ...]  # the key's inputs (backward) or outputs (forward), in key order
     written: WrittenText  # the text, and where each of its characters is
-    key_location: Location
+    key_location: Location  # where the key is written
     name_offsets: tuple[int, ...]  # where each name starts in the key
     forward: bool = False  # computes output tangents (`result: ...`)
 
@@ -72,7 +72,7 @@ class DerivativesEntry:
     `canonical_function` picks.
     """
 
-    function: NativeFunction
+    function: NativeFunction  # the operator the formulas differentiate
     formulas_by_key: Mapping[str, tuple[Formula, ...]]  # "Default", then a dispatch table's keys
     output_differentiability: tuple[bool, ...]  # one per output; all True if not given
     location: Location  # of the `name:` value
@@ -112,8 +112,8 @@ class FormulaHeader:
 class DerivativesFile:
     """A library's derivatives file: its entries and the headers its formulas need."""
 
-    derivatives: tuple[DerivativesEntry, ...]
-    headers: tuple[FormulaHeader, ...]
+    derivatives: tuple[DerivativesEntry, ...]  # the entries, in file order
+    headers: tuple[FormulaHeader, ...]  # the `include:` entries, in file order
 
 
 def uses(text: str, name: str) -> bool:

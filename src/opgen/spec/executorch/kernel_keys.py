@@ -36,9 +36,9 @@ DTYPE_CODES: Mapping[str, int] = MappingProxyType(
 class ETKernelKeyOpArgMeta:
     """One argument of a key: its dtype (a name of `DTYPE_CODES`) and dim order."""
 
-    arg_name: str
-    dtype: str
-    dim_order: tuple[int, ...]
+    arg_name: str  # the argument, by its name in the schema
+    dtype: str  # the dtype the kernel takes for it (`Float`)
+    dim_order: tuple[int, ...]  # the order of its dimensions in memory, outermost first
 
     def to_native_string(self) -> str:
         # Upstream prints the tuple and strips its parentheses, so a dim order of one
@@ -50,9 +50,9 @@ class ETKernelKeyOpArgMeta:
 class ETKernelKey:
     """A kernel's key: its arguments' dtypes and dim orders, or `default`."""
 
-    arg_meta: tuple[ETKernelKeyOpArgMeta, ...] = ()
+    arg_meta: tuple[ETKernelKeyOpArgMeta, ...] = ()  # per tensor argument, in schema order
     default: bool = False  # the kernel for every case no other key matches
-    version: int = KERNEL_KEY_VERSION
+    version: int = KERNEL_KEY_VERSION  # the key format's version, `v1` in the string
 
     def to_native_string(self) -> str:
         """The string the runtime matches: `default`, or `v1/<dtype>;<dim order>|...`."""

@@ -26,7 +26,7 @@ from opgen.spec.schema import OperatorName
 class ETKernelIndex:
     """Per operator (by name, without namespace), its kernels by kernel key, in file order."""
 
-    index: Mapping[OperatorName, Mapping[ETKernelKey, BackendMetadata]]
+    index: Mapping[OperatorName, Mapping[ETKernelKey, BackendMetadata]]  # kernels by key
 
     def get_kernels(
         self, g: NativeFunction | NativeFunctionsGroup
@@ -64,13 +64,13 @@ class ETKernelIndex:
 class ETParsedYaml:
     """A kernel YAML read against an ATen spec, every rule checked."""
 
-    path: str
+    path: str  # the kernel YAML
     native_functions: tuple[NativeFunction, ...]  # in file order
-    kernel_index: ETKernelIndex
+    kernel_index: ETKernelIndex  # each operator's kernels by kernel key
     # The entries' `dispatch:` tables (and the kernel implied by an entry without one),
     # per dispatch key in the order keys first appear, as torchgen indexes them.
     backend_indices: tuple[BackendIndex, ...]
     from_aten: frozenset[OperatorName]  # the operators named by `op:`
     custom_ops: bool  # read as a custom-ops YAML (`func:` entries only)
     location: Location  # the document
-    warnings: tuple[Diagnostic, ...] = ()
+    warnings: tuple[Diagnostic, ...] = ()  # what the file does that upstream accepts

@@ -11,5 +11,6 @@ dtypes). `opgen aten-mlx` generates MLX functions from one.
 model      LoweringSpec, Lowering (one ATen overload and its body), LeftOut, Promotion
 reader     `read_lowering(paths, spec, mlx_names)`: the files read against the spec, with
            every mistake a located error
+bodies     the bodies checked: names, compositions, arguments no body reads
 compose    the composition language: calls of lowered operators, read into a tree
 """

@@ -55,6 +55,7 @@ class Call(Expression):
     op: str  # as written: `mul`, `mul.Tensor`, `aten::mul.Tensor`
     positional: tuple[Expression, ...]
     keywords: tuple[tuple[str, Expression], ...]
+    keyword_offsets: tuple[int, ...] = ()  # where each keyword's name is written
 
 
 @frozen
@@ -184,6 +185,7 @@ class _Parser:
         self._take("(")
         positional: list[Expression] = []
         keywords: list[tuple[str, Expression]] = []
+        keyword_offsets: list[int] = []
         while (token := self._peek()) is not None and token[1] != ")":
             following = (
                 self.tokens[self.position + 1] if self.position + 1 < len(self.tokens) else None
@@ -194,6 +196,7 @@ class _Parser:
                     raise ComposeError(
                         f"argument '{token[1]}' is given twice", token[2], len(token[1])
                     )
+                keyword_offsets.append(token[2])
                 keywords.append((token[1], self.expression()))
             else:
                 if keywords:
@@ -206,4 +209,11 @@ class _Parser:
             elif after is None or after[1] != ")":
                 break
         close = self._take(")")
-        return Call(offset, close[2] + 1 - offset, op, tuple(positional), tuple(keywords))
+        return Call(
+            offset,
+            close[2] + 1 - offset,
+            op,
+            tuple(positional),
+            tuple(keywords),
+            tuple(keyword_offsets),
+        )

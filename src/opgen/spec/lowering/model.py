@@ -70,6 +70,9 @@ class LeftOut:
     op: str  # as written: an overload or a base name
     reason: str
     location: Location
+    # The overloads it leaves out: a base name's every overload; an overload, and its
+    # in-place and out= variants.
+    functions: tuple[NativeFunction, ...] = ()
 
 
 @frozen

@@ -31,26 +31,16 @@ its place.
 from __future__ import annotations
 
 import difflib
-import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from types import MappingProxyType
 
-from opgen.api.aten_mlx import RUNTIME_NAMES, UnsupportedType, parameters, return_type
+from opgen.api.aten_mlx import NoMlxValue, parameters, return_type
 from opgen.diagnostics import Diagnostic, Location, SpecError
 from opgen.frozen import frozen
 from opgen.spec.groups import NativeFunctionsGroup
 from opgen.spec.keys import SchemaKind
-from opgen.spec.lowering.compose import (
-    Call,
-    ComposeError,
-    Expression,
-    ListOf,
-    Literal,
-    Name,
-    Output,
-    TupleOf,
-    parse_composition,
-)
+from opgen.spec.lowering.bodies import IDENTIFIER, body_problems, unused_arguments
+from opgen.spec.lowering.compose import ComposeError, parse_composition
 from opgen.spec.lowering.model import (
     Body,
     BodyKind,
@@ -59,7 +49,6 @@ from opgen.spec.lowering.model import (
     LoweringSpec,
     Promotion,
 )
-from opgen.spec.mlx.formulas import Scope, check_formula
 from opgen.spec.model import Spec
 from opgen.spec.native import NativeFunction
 from opgen.spec.types import BaseTy
@@ -70,61 +59,13 @@ OP_KEYS = ("op", "call", "code", "compose", "promotion", "promote", "integral_to
 LEFT_OUT_KEYS = ("left_out", "reason")
 SETTINGS_KEYS = ("module",)
 BODY_KEYS = ("call", "code", "compose")
-# Dtype names a composition may pass for a ScalarType.
-DTYPE_NAMES = frozenset(
-    {
-        "bool_",
-        "uint8",
-        "uint16",
-        "uint32",
-        "uint64",
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "complex64",
-    }
-)
-# Names every body has besides the arguments.
-BODY_NAMES = frozenset({"op", "promote"})
-# The statements' words a `code:` body may use besides an expression's.
-STATEMENT_WORDS = frozenset(
-    {
-        "return",
-        "if",
-        "else",
-        "for",
-        "while",
-        "do",
-        "switch",
-        "case",
-        "default",
-        "break",
-        "continue",
-        "throw",
-        "try",
-        "catch",
-        "this",
-        "mutable",
-        "constexpr",
-        "static",
-        "inline",
-        "using",
-        "namespace",
-    }
-)
+# What each body holds, for the message of an empty one.
+BODY_TEXT = {
+    "call": "a C++ expression",
+    "code": "C++ statements, a function's body",
+    "compose": "an expression over lowered operators",
+}
 _MAX_ERRORS = 20
-# Declarations in a `code:` body: `auto x =`, `const array& y =`, `int i;`, `for (int k`.
-_DECLARED = re.compile(
-    r"(?:\b(?:auto|bool|int|double|float|size_t|std::size_t|std::int64_t|int64_t|"
-    r"array|mlx::core::\w+|[A-Z]\w*)\b|>)"
-    r"\s*(?:const\s*)?[&*]?\s*(?P<name>[A-Za-z_]\w*)\s*(?:[=;({\[:,)]|$)"
-)
-_BINDINGS = re.compile(r"\[\s*(?P<names>[A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*\]\s*=")
 
 
 @frozen
@@ -162,6 +103,10 @@ class _Reader:
         self.module = module
         self.file_module: tuple[str, Location] | None = None
         self.errors: list[Diagnostic] = []
+        self.paths: tuple[str, ...] = ()
+        # Arguments explicit entries' bodies never read: (entry, overload, names), reported
+        # once the bodies are checked (a typo of an argument is reported as the typo).
+        self.unread: list[tuple[_Entry, NativeFunction, list[str]]] = []
         self.by_name: dict[str, NativeFunction] = {}
         self.by_base: dict[str, list[NativeFunction]] = {}
         for f in spec.functions:
@@ -179,11 +124,24 @@ class _Reader:
     def error(self, location: Location | None, message: str) -> None:
         self.errors.append(Diagnostic(location, message))
         if len(self.errors) >= _MAX_ERRORS:
-            raise SpecError.of(self.errors)
+            raise self._failure()
+
+    def _failure(self) -> SpecError:
+        """Every error, in the order of the files, then of their lines and columns."""
+        order = {path: i for i, path in enumerate(self.paths)}
+
+        def place(d: Diagnostic) -> tuple[int, int, int]:
+            where = d.location
+            if where is None:
+                return (-1, 0, 0)
+            return (order.get(where.file, len(order)), where.line, where.col or 0)
+
+        return SpecError.of(sorted(self.errors, key=place))
 
     def read(self, paths: Sequence[str]) -> LoweringSpec:
         entries: list[_Entry] = []
         left_out: list[LeftOut] = []
+        self.paths = tuple(paths)
         for path in paths:
             for item in self._items(path):
                 if "left_out" in item:
@@ -197,13 +155,34 @@ class _Reader:
                 elif set(item) & set(SETTINGS_KEYS):
                     self._settings(item)
                 else:
-                    self.error(item.location, "an entry has `op:` (or `left_out:`)")
+                    self.error(
+                        item.location,
+                        "an entry lowers an operator (op:), leaves one out (left_out:) or "
+                        "names the package (module:)",
+                    )
         lowerings = self._lowerings(entries, left_out)
         by_name = {lowering.name: lowering for lowering in lowerings}
+        unknown: dict[int, frozenset[str]] = {}
         for entry in entries:
-            self._check_body(entry, by_name)
+            variants = [v for f in entry.functions for v in self._variants(f)]
+            checked = body_problems(entry.op, entry.functions, variants, entry.body,
+                                    entry.written_body, by_name, self.mlx,
+                                    self._released)  # fmt: skip
+            unknown[id(entry)] = checked.unknown
+            for diagnostic in checked.diagnostics:
+                self.error(diagnostic.location, diagnostic.message)
+        for entry, f, names in self.unread:
+            typos = unknown.get(id(entry), frozenset())
+            unread = [n for n in names if not any(_close(typo, n) for typo in typos)]
+            if unread:
+                listed = ", ".join(f"'{name}'" for name in unread)
+                self.error(
+                    entry.written_body.location,
+                    f"the lowering of '{f.func.name}' never reads {listed}: a value it cannot "
+                    "honour must be refused, not ignored (refuse(op, ...) names it)",
+                )
         if self.errors:
-            raise SpecError.of(self.errors)
+            raise self._failure()
         module = self.module or (self.file_module[0] if self.file_module else "aten_mlx")
         return LoweringSpec(
             module=module,
@@ -219,9 +198,18 @@ class _Reader:
         doc = load_yaml(path)
         value = doc.root
         if value is None:
+            self.error(
+                Location(path, 0),
+                "the file holds no entries: a lowering spec is a list of them (`- op: ...`)",
+            )
             return []
         if not isinstance(value, YamlList):
-            self.error(Location(path, 1), "a lowering spec is a list of entries")
+            mapping = isinstance(value, YamlMap)
+            self.error(
+                value.location if isinstance(value, YamlMap) else doc.location,
+                "a lowering spec is a list of entries (`- op: ...`), not a "
+                + ("mapping" if mapping else "single value"),
+            )
             return []
         items = []
         for i, item in enumerate(value):
@@ -235,7 +223,12 @@ class _Reader:
         self._check_keys(item, SETTINGS_KEYS, "settings")
         module = item.get("module")
         if not isinstance(module, str) or not module.isidentifier():
-            self.error(item.value_location("module"), "module: a Python package name")
+            self.error(
+                item.value_location("module"),
+                f"module: '{module}' is not a Python package's name (an identifier)"
+                if isinstance(module, str)
+                else "module: the Python package's name",
+            )
             return
         where = item.value_location("module")
         if self.file_module is not None and self.file_module[0] != module:
@@ -280,6 +273,10 @@ class _Reader:
         exact = len(overloads) == 1
         return name, overloads, exact
 
+    def _released(self, name: str) -> bool:
+        """Whether the release has the operator `name` (`add.Tensor`, or a base name)."""
+        return name in self.by_name or name in self.by_base
+
     def _unknown(self, name: str) -> str:
         known = [*self.by_name, *self.by_base]
         close = difflib.get_close_matches(name, known, n=1)
@@ -290,17 +287,26 @@ class _Reader:
         good = self._check_keys(item, OP_KEYS, "op")
         operator = self._operator(item, "op")
         bodies = [key for key in BODY_KEYS if key in item]
-        if len(bodies) != 1:
-            message = "an entry has one of call:, code: and compose:"
+        if not bodies:
             self.error(
                 item.key_location("op"),
-                message + (f" (it has {', '.join(bodies)})" if bodies else ""),
+                "the entry has no body: give it one of call:, code: and compose:",
+            )
+            return None
+        if len(bodies) > 1:
+            listed = ", ".join(f"{key}:" for key in bodies)
+            self.error(
+                item.key_location(bodies[1]),
+                f"the entry has {len(bodies)} bodies ({listed}): keep one of them",
             )
             return None
         kind = bodies[0]
         text = item[kind]
-        if not isinstance(text, str) or not text.strip():
-            self.error(item.value_location(kind), f"{kind}: a non-empty string")
+        if text is None or (isinstance(text, str) and not text.strip()):
+            self.error(item.key_location(kind), f"{kind}: is empty; it holds {BODY_TEXT[kind]}")
+            return None
+        if not isinstance(text, str):
+            self.error(item.value_location(kind), f"{kind}: holds {BODY_TEXT[kind]}, as text")
             return None
         promotion = self._promotion(item)
         promote = self._promote(item)
@@ -309,6 +315,8 @@ class _Reader:
             self.error(item.value_location("integral_to_long"), "integral_to_long: true or false")
             integral = False
         if operator is None or not good:
+            return None
+        if not self._options_apply(item, operator[1], promotion, promote, kind, integral):
             return None
         body_text = written(item, kind)
         where = item.value_location(kind)
@@ -328,7 +336,7 @@ class _Reader:
             body,
             body_text,
             promotion,
-            promote,
+            tuple(name for name, _ in promote) if promote is not None else None,
             integral,
             item.value_location("op"),
         )
@@ -344,14 +352,74 @@ class _Reader:
             self.error(item.value_location("promotion"), f"promotion: one of {kinds}")
             return None
 
-    def _promote(self, item: YamlMap) -> tuple[str, ...] | None:
+    def _promote(self, item: YamlMap) -> tuple[tuple[str, Location], ...] | None:
+        """The arguments promote: names, each with where it is written."""
         if "promote" not in item:
             return None
         value = item["promote"]
         if not isinstance(value, YamlList) or not all(isinstance(v, str) for v in value):
             self.error(item.value_location("promote"), "promote: a list of argument names")
             return None
-        return tuple(str(v) for v in value)
+        return tuple((str(v), value.item_locations[i]) for i, v in enumerate(value))
+
+    def _options_apply(
+        self,
+        item: YamlMap,
+        functions: Sequence[NativeFunction],
+        promotion: Promotion | None,
+        promote: tuple[tuple[str, Location], ...] | None,
+        kind: str,
+        integral: bool,
+    ) -> bool:
+        """Whether promote: and integral_to_long: name what the overloads have (each
+        mistake reported once for the entry, at what is wrong)."""
+        good = True
+        tags = [self._tags(f) for f in functions]
+        if promote is not None:
+            pointwise = any("pointwise" in t for t in tags) and kind != "compose"
+            if promotion is Promotion.NONE or (promotion is None and not pointwise):
+                self.error(
+                    item.key_location("promote"),
+                    f"promote: chooses the arguments a promotion promotes, and "
+                    f"'{functions[0].func.name}' has none (it is not pointwise; promotion: "
+                    "would give it one)"
+                    if promotion is None
+                    else "promote: chooses the arguments a promotion promotes, and the entry "
+                    "says promotion: none",
+                )
+                good = False
+            for name, where in promote:
+                for f in functions:
+                    arguments = {a.name: a for a in f.func.arguments.flat_non_out}
+                    argument = arguments.get(name)
+                    if argument is None:
+                        close = difflib.get_close_matches(name, list(arguments), n=1)
+                        hint = f"; did you mean '{close[0]}'?" if close else ""
+                        message = f"promote: '{f.func.name}' has no argument '{name}'{hint}"
+                        self.error(where, message)
+                    elif argument.type.base_ty not in (BaseTy.Tensor, BaseTy.Scalar):
+                        self.error(
+                            where,
+                            f"promote: '{name}' of '{f.func.name}' is of type "
+                            f"'{argument.type}': only Tensors and Scalars are promoted",
+                        )
+                    else:
+                        continue
+                    good = False
+                    break
+        if integral and not any("reduction" in t for t in tags):
+            self.error(
+                item.key_location("integral_to_long"),
+                f"integral_to_long: '{functions[0].func.name}' is no reduction (it has no "
+                "`reduction` tag), and only a reduction's input is taken in int64",
+            )
+            good = False
+        return good
+
+    def _tags(self, f: NativeFunction) -> frozenset[str]:
+        """An overload's tags and, for a variant, its functional overload's."""
+        group = self.groups.get(id(f))
+        return f.tags | (group.functional.tags if group is not None else frozenset())
 
     def _left_out(self, item: YamlMap) -> LeftOut | None:
         if not self._check_keys(item, LEFT_OUT_KEYS, "left_out"):
@@ -363,7 +431,10 @@ class _Reader:
             return None
         if operator is None:
             return None
-        return LeftOut(operator[0], reason, item.value_location("left_out"))
+        name, functions, exact = operator
+        if exact:
+            functions = [functions[0], *self._variants(functions[0])]
+        return LeftOut(name, reason, item.value_location("left_out"), tuple(functions))
 
     # From entries to lowerings.
 
@@ -406,15 +477,12 @@ class _Reader:
                     if lowering is not None:
                         chosen[id(f)] = lowering
         for out in left_out:
-            lowered = [
-                f
-                for f in (
-                    self.by_base.get(out.op, []) if "." not in out.op else [self.by_name[out.op]]
-                )
-                if id(f) in chosen
-            ]
+            lowered = [chosen[id(f)] for f in out.functions if id(f) in chosen]
             if lowered:
-                self.error(out.location, f"'{out.op}' is lowered and left out")
+                self.error(
+                    out.location,
+                    f"'{out.op}' is left out, and lowered at {lowered[0].entry}",
+                )
         return [chosen[id(f)] for f in self.spec.functions if id(f) in chosen]
 
     def _variants(self, f: NativeFunction) -> list[NativeFunction]:
@@ -428,21 +496,23 @@ class _Reader:
         self, entry: _Entry, f: NativeFunction, body_of: NativeFunction | None, *, explicit: bool
     ) -> Lowering | None:
         group = self.groups.get(id(f))
-        tags = f.tags | (group.functional.tags if group is not None else frozenset())
+        tags = self._tags(f)
         if group is not None and group.functional is not f and not explicit:
             own = {a.name for a in f.func.arguments.flat_all}
             lacking = {a.name for a in group.functional.func.arguments.flat_all} - own
-            if lacking & set(_IDENTIFIER.findall(entry.body.text)):
+            if lacking & set(IDENTIFIER.findall(entry.body.text)):
                 return None  # a variant without an argument the body reads (full.out: dtype)
+        try:
+            parameters(f.func)
+            return_type(f.func.returns)
+        except NoMlxValue as e:
+            if explicit:
+                self.error(entry.location, f"'{f.func.name}' cannot be lowered: {e}")
+            return None
         unused = unused_arguments(entry.body, f, tags)
         if unused:
             if explicit:
-                listed = ", ".join(f"'{name}'" for name in unused)
-                self.error(
-                    entry.written_body.location,
-                    f"the lowering of '{f.func.name}' never reads {listed}: a value it cannot "
-                    "honour must be refused, not ignored (refuse(op, ...) names it)",
-                )
+                self.unread.append((entry, f, unused))
             return None
         pointwise = "pointwise" in tags
         promotion = entry.promotion
@@ -453,13 +523,6 @@ class _Reader:
         kind = f.func.kind
         if kind is SchemaKind.mutable and not explicit:
             return None  # a mutable variant writes arguments no functional body returns
-        try:
-            parameters(f.func, frozenset(promoted))
-            return_type(f.func.returns)
-        except UnsupportedType as e:
-            if explicit:
-                self.error(entry.location, f"'{f.func.name}' cannot be lowered: {e}")
-            return None
         variant_of = None if body_of is f else body_of
         return Lowering(
             function=f,
@@ -477,157 +540,21 @@ class _Reader:
             return ()
         arguments = {a.name: a for a in f.func.arguments.flat_non_out}
         if entry.promote is not None:
-            names = []
-            for name in entry.promote:
-                argument = arguments.get(name)
-                if argument is None:
-                    self.error(entry.location, f"promote: '{f.func.name}' has no argument '{name}'")
-                elif argument.type.base_ty not in (BaseTy.Tensor, BaseTy.Scalar):
-                    self.error(entry.location, f"promote: '{name}' is no Tensor or Scalar")
-                else:
-                    names.append(name)
-            return tuple(names)
+            return tuple(name for name in entry.promote if name in arguments)
         return tuple(
             a.name
             for a in f.func.arguments.flat_non_out
             if a.type.base_ty in (BaseTy.Tensor, BaseTy.Scalar) and a.name != "alpha"
         )
 
-    # Bodies.
-
-    def _check_body(self, entry: _Entry, by_name: Mapping[str, Lowering]) -> None:
-        names: set[str] = set()
-        for f in entry.functions:
-            names.update(a.name for a in f.func.arguments.flat_all)
-            if "reduction" in f.tags or any("reduction" in v.tags for v in self._variants(f)):
-                names.add("axes")
-        if entry.body.kind is BodyKind.COMPOSE:
-            assert entry.body.composition is not None
-            for f in entry.functions:
-                own = {a.name for a in f.func.arguments.flat_all}
-                self._check_composition(entry, entry.body.composition, own, by_name)
-            return
-        if self.mlx is None:
-            return
-        if entry.body.kind is BodyKind.CODE:
-            names.update(_declared_names(entry.body.text))
-            names.update(STATEMENT_WORDS)
-        scope = Scope(
-            frozenset(names | BODY_NAMES | RUNTIME_NAMES),
-            self.mlx,
-            "aten_mlx",
-            frozenset(),
-            None,
-        )
-        for problem in check_formula(entry.body.text, scope, f"the lowering of '{entry.op}'"):
-            self.error(entry.written_body.at(problem.offset, problem.length), problem.message)
-
-    def _check_composition(
-        self,
-        entry: _Entry,
-        expression: Expression,
-        own: set[str],
-        by_name: Mapping[str, Lowering],
-    ) -> None:
-        at = entry.written_body.at
-        if isinstance(expression, Name):
-            if expression.text not in own and expression.text not in DTYPE_NAMES:
-                close = difflib.get_close_matches(expression.text, sorted(own), n=1)
-                hint = f"; did you mean '{close[0]}'?" if close else ""
-                self.error(
-                    at(expression.offset, expression.length),
-                    f"'{expression.text}' is no argument of '{entry.op}'{hint}",
-                )
-            return
-        if isinstance(expression, Literal):
-            return
-        if isinstance(expression, ListOf | TupleOf):
-            for item in expression.items:
-                self._check_composition(entry, item, own, by_name)
-            return
-        if isinstance(expression, Output):
-            self._check_composition(entry, expression.of, own, by_name)
-            return
-        assert isinstance(expression, Call)
-        callee = composed_operator(expression.op, by_name)
-        where = at(expression.offset, len(expression.op))
-        if isinstance(callee, str):
-            self.error(where, callee)
-        else:
-            schema = callee.function.func
-            arguments = [a.name for a in schema.arguments.flat_all]
-            if len(expression.positional) > len(arguments):
-                self.error(where, f"'{callee.name}' takes {len(arguments)} arguments, not "
-                           f"{len(expression.positional)}")  # fmt: skip
-            given = set(arguments[: len(expression.positional)])
-            for keyword, _ in expression.keywords:
-                if keyword not in arguments:
-                    self.error(where, f"'{callee.name}' has no argument '{keyword}'")
-                given.add(keyword)
-            missing = [
-                a.name
-                for a in schema.arguments.flat_all
-                if a.default is None and a.name not in given and not a.is_write
-            ]
-            if missing:
-                self.error(where, f"'{callee.name}' needs {', '.join(repr(m) for m in missing)}")
-        for argument in (*expression.positional, *(e for _, e in expression.keywords)):
-            self._check_composition(entry, argument, own, by_name)
-
-
-# Arguments the generated function itself honours or refuses, whatever the body reads.
-HANDLED = frozenset({"layout", "device", "pin_memory", "memory_format", "generator"})
-_IDENTIFIER = re.compile(r"[A-Za-z_]\w*")
-
-
-def unused_arguments(body: Body, f: NativeFunction, tags: frozenset[str]) -> list[str]:
-    """The arguments of `f` that `body` never names and the generated function does not
-    handle itself (its out= arguments, an in-place `self`, a reduction's `dtype`, the
-    placement arguments, a generator); a reduction's `dim` is read as `axes`."""
-    names = set(_IDENTIFIER.findall(body.text))
-    if "axes" in names and "reduction" in tags:
-        names.add("dim")
-    if "reduction" in tags:
-        names.add("dtype")
-    func = f.func
-    handled = {a.name for a in func.arguments.out}
-    if func.kind is SchemaKind.inplace:
-        handled.add("self")
-    return [
-        a.name
-        for a in func.arguments.flat_all
-        if a.name not in names and a.name not in handled and a.name not in HANDLED
-    ]
-
-
-def composed_operator(op: str, by_name: Mapping[str, Lowering]) -> Lowering | str:
-    """The lowering a composition's call names, or why there is none."""
-    name = op.removeprefix("aten::")
-    found = by_name.get(f"aten::{name}")
-    if found is not None:
-        return found
-    if "." not in name:
-        overloads = [
-            lowering for key, lowering in by_name.items() if key.startswith(f"aten::{name}.")
-        ]
-        if len(overloads) == 1:
-            return overloads[0]
-        if overloads:
-            names = ", ".join(sorted(str(o.function.func.name) for o in overloads))
-            return f"'{name}' has several lowered overloads ({names}): name one"
-    close = difflib.get_close_matches(f"aten::{name}", list(by_name), n=1)
-    hint = f"; did you mean '{close[0].removeprefix('aten::')}'?" if close else ""
-    return f"no lowering computes '{name}'{hint}"
-
-
-def _declared_names(code: str) -> set[str]:
-    found = {m.group("name") for m in _DECLARED.finditer(code)}
-    for m in _BINDINGS.finditer(code):
-        found.update(n.strip() for n in m.group("names").split(","))
-    return found
-
 
 def _first_line(text: WrittenText) -> int:
     if text.lines:
         return text.lines[0][1]
     return text.location.line
+
+
+def _close(typo: str, argument: str) -> bool:
+    """Whether a name nothing declares is the argument misspelt (the hint a diagnostic of
+    the typo gives)."""
+    return bool(difflib.get_close_matches(typo, [argument], n=1))

@@ -47,9 +47,9 @@ _MAX_ERRORS = 20
 class WrittenFormula:
     """One input's formula, as written."""
 
-    input: str
-    text: WrittenText
-    key_location: Location
+    input: str  # the argument it differentiates
+    text: WrittenText  # the formula, and where each of its characters is
+    key_location: Location  # where the input's key is written
 
 
 @frozen
@@ -59,7 +59,7 @@ class DerivativesEntry:
     schema: FunctionSchema | None  # None: named without a schema
     name_text: WrittenText  # the `name:` value
     schema_offset: int  # where the schema (or bare name) starts in it
-    formulas: tuple[WrittenFormula, ...]
+    formulas: tuple[WrittenFormula, ...]  # one per differentiated input, in file order
 
 
 class Derivatives(enum.Enum):

@@ -62,7 +62,7 @@ class GradFormula:
     """The gradient of one array input, as a C++ expression."""
 
     input: str  # the argument's name
-    formula: str
+    formula: str  # the C++ expression of the argument's gradient
     location: Location  # the formula's text
 
 
@@ -93,10 +93,10 @@ class ParameterKind(enum.Enum):
 class PyParameter:
     """A parameter of a bound function's Python signature (the stream is one, of its own type)."""
 
-    name: str
-    type: PyType
-    default: PyDefault | None
-    kind: ParameterKind
+    name: str  # as callers pass it by keyword
+    type: PyType  # its type: one or several alternatives, tried in order
+    default: PyDefault | None  # its default; None: required
+    kind: ParameterKind  # how it may be passed: by position, by keyword, or several (`*args`)
     location: Location  # its name
 
 
@@ -104,8 +104,8 @@ class PyParameter:
 class CallArgument:
     """An argument of a `call:`: a parameter, left out of the call when it is None if `omit`."""
 
-    name: str
-    omit_if_none: bool
+    name: str  # the parameter passed
+    omit_if_none: bool  # written `name?`: not passed when it is None
 
 
 @frozen
@@ -121,9 +121,9 @@ class BoundOverload:
     parameters: tuple[PyParameter, ...]  # as written, the stream included
     returns: str  # the return annotation, as the stub writes it
     function: str | None  # the C++ function, qualified as written
-    arguments: tuple[CallArgument, ...]
-    code: str | None
-    code_location: Location | None
+    arguments: tuple[CallArgument, ...]  # what `function` is called with, in order
+    code: str | None  # the C++ of a `code:`, instead of a call
+    code_location: Location | None  # where `code:` is written
     promote: tuple[str, ...]  # parameters converted together, MLX's weak scalars
     location: Location  # the signature
 
@@ -133,9 +133,9 @@ class BoundFunction:
     """A Python function bound straight to existing C++ functions: no `_impl`, no gradients
     of its own (MLX differentiates the functions it calls)."""
 
-    python_name: str
+    python_name: str  # the name in the Python module
     overloads: tuple[BoundOverload, ...]  # tried in this order
-    doc: str
+    doc: str  # the Python docstring ("" if none)
     location: Location  # the entry
 
 
@@ -143,6 +143,6 @@ class BoundFunction:
 class MlxLibrary:
     namespace: str  # the C++ namespace of the operators (`mlxlib`)
     module: str  # the Python extension module's name (default: the namespace)
-    operators: tuple[MlxOperator, ...]
+    operators: tuple[MlxOperator, ...]  # the spec's operators, in spec order
     path: str  # the spec file
     functions: tuple[BoundFunction, ...] = ()  # bound to existing C++ functions

@@ -106,8 +106,8 @@ RETURNS = frozenset(
 class PyType:
     """A parameter's type: its alternatives in the order written, and whether None is one."""
 
-    alternatives: tuple[Leaf, ...]
-    optional: bool
+    alternatives: tuple[Leaf, ...]  # the types it may be, in the order written
+    optional: bool  # None is one of them
     none_first: bool = False  # `None | int`: where the stub shows None
 
     @property

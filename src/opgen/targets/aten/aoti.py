@@ -1,6 +1,6 @@
 """The AOTInductor C shim: `c_shim_<backend>.cpp` (and `.h`) under `--aoti-install-dir`.
 
-Emitted with the sources (`Generate.sources`), by `emit_aoti_c_shim`. For each
+Emitted with the sources (`AtenPart.sources`), by `emit_aoti_c_shim`. For each
 backend of `options.aoti_backends` (cpu, cuda, the dispatcher-calling `aten`,
 and mps/xpu with those flags or `--update-aoti-c-shim`), the functions the
 fallback-op table lists (see `aoti_table`; `aten` uses `aten_shimified_ops`,
@@ -23,9 +23,9 @@ calls the kernel and passes results back through pointers:
   `since` gates a declaration on `TORCH_FEATURE_VERSION` (`AOTI_FEATURE_VERSIONS`).
 
 The `.cpp` files are always written. The headers are a checked-in ABI: with
-`--update-aoti-c-shim` they are written, otherwise each existing header must
-equal the generated one (a `SpecError` with a diff if not) and a missing one is
-reported on stdout.
+`--update-aoti-c-shim` they are written, otherwise each existing header (read with the
+run, `AtenRun.shim_headers`) must equal the generated one (a `SpecError` with a diff if
+not) and a missing one is reported on stdout.
 """
 
 from __future__ import annotations
@@ -44,9 +44,10 @@ from opgen.spec.keys import CUDA_DISPATCH_KEYS, DispatchKey, Variant
 from opgen.spec.native import NativeFunction
 from opgen.spec.schema import OperatorName
 from opgen.targets.aten.aoti_abi import Unsupported, arguments, returns
-from opgen.targets.aten.aoti_table import FallbackEntry, OpVersions, load_fallback_tables
+from opgen.targets.aten.aoti_table import FallbackEntry, OpVersions
 from opgen.targets.aten.registration import extra_cuda_headers
-from opgen.targets.aten.run import AtenRun
+from opgen.targets.aten.run import AtenRun, shim_header_name
+from opgen.targets.emitters import Emitted
 
 K = DispatchKey
 _COMPOSITE_FALLBACKS = (
@@ -64,21 +65,27 @@ _ATEN_BANNER = (
 )
 
 
-def emit_aoti_c_shim(run: AtenRun) -> None:
-    """Part `Generate.sources`: each backend's shim `.cpp`; the headers checked or written.
+def emit_aoti_c_shim(run: AtenRun) -> Emitted:
+    """Part `AtenPart.sources`: each backend's shim `.cpp`; the headers checked or written.
 
     The texts render with the files, except a header that must be checked now.
     """
-    tables = load_fallback_tables(
-        run.options.source_path, run.options.aoti_fallback_ops, run.options.run.release
-    )
+    tables = run.fallback_tables
+    assert tables is not None, "read with the sources"
     lookups = _Lookups(run)
+    outputs = run.outputs()
+    notes: list[str] = []
     for key in run.options.aoti_backends:
         table = tables.aten_shimified_ops if key is None else tables.inductor_fallback_ops
         device = "aten" if key is None else key.lower()
         shims = _BackendShims(run, lookups, key, table)
-        _emit_or_check_header(run, f"c_shim_{device}.h", shims)
-        run.outputs.aoti.add(f"c_shim_{device}.cpp", shims.source, family=lookups)
+        name = shim_header_name(key)
+        if run.options.update_aoti_c_shim:
+            outputs.aoti.add(name, shims.header, family=shims.lookups)
+        else:
+            notes.extend(_checked_header(run, name, shims))
+        outputs.aoti.add(f"c_shim_{device}.cpp", shims.source, family=lookups)
+    return outputs.emitted(tuple(notes))
 
 
 class _Lookups:
@@ -128,7 +135,7 @@ class _BackendShims:
     def source(self) -> str:
         includes = "\n".join(sorted({s[0] for s in self.shims if s[0] is not None}))
         options = self.run.options
-        cuda = extra_cuda_headers(options.rocm, options.run.release)
+        cuda = extra_cuda_headers(options.rocm, self.run.release)
         extra = cuda if self.key in CUDA_DISPATCH_KEYS else ""
         return _source_text(
             self.key,
@@ -198,7 +205,7 @@ def _shim(
     else:
         return None, None
     if id(entry) not in abi:
-        release = run.options.run.release
+        release = run.release
         versions = entry.versions(op, gated=release.has(AOTI_FEATURE_VERSIONS))
         defaults = release.has(AOTI_SKIPPED_ARGUMENT_DEFAULTS)
         abi[id(entry)] = _abi_versions(f, versions, defaults)
@@ -324,23 +331,19 @@ def _source_text(
     )
 
 
-def _emit_or_check_header(run: AtenRun, name: str, shims: _BackendShims) -> None:
-    """Write the header (`--update-aoti-c-shim`), or check the one on disk is current."""
-    if run.options.update_aoti_c_shim:
-        run.outputs.aoti.add(name, shims.header, family=shims.lookups)
-        return
+def _checked_header(run: AtenRun, name: str, shims: _BackendShims) -> list[str]:
+    """Check that the checked-in header is current: raises SpecError if not; the note
+    that says it was not found, if it was not."""
     path = os.path.join(run.options.aoti_install_dir, name)
-    try:
-        with open(path, encoding="utf-8") as f:
-            existing = f.read()
-    except FileNotFoundError:
-        run.notes.append(f"{path} not found")
-        return
+    existing = run.shim_headers[name]
+    if existing is None:
+        return [f"{path} not found"]
     generated = shims.header()
     if existing != generated:
         raise SpecError(
             _out_of_date(existing, generated), _first_difference(path, existing, generated)
         )
+    return []
 
 
 def _first_difference(path: str, old: str, new: str) -> Location:

@@ -21,6 +21,7 @@ from opgen.api.signatures import FunctionSignatures
 from opgen.spec.native import NativeFunction
 from opgen.spec.selection import OperatorSelection
 from opgen.targets.aten.run import AtenRun
+from opgen.targets.emitters import Emitted
 
 _DISPATCH_KEY = "c10::computeDispatchKey(dtype, layout, device)"
 
@@ -62,8 +63,8 @@ def backend_select_definition(sigs: FunctionSignatures) -> str:
     )
 
 
-def emit_backend_select(run: AtenRun) -> None:
-    """RegisterBackendSelect.cpp (Generate.sources)."""
+def emit_backend_select(run: AtenRun) -> Emitted:
+    """RegisterBackendSelect.cpp (AtenPart.sources)."""
 
     def env() -> dict[str, object]:
         relevant = [f for f in run.spec.functions if needs_backend_select(f, run.selection)]
@@ -77,4 +78,6 @@ def emit_backend_select(run: AtenRun) -> None:
             ],
         }
 
-    run.outputs.cpu.add_template("RegisterBackendSelect.cpp", env)
+    outputs = run.outputs()
+    outputs.cpu.add_template("RegisterBackendSelect.cpp", env)
+    return outputs.emitted()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 from opgen.jobs import add_jobs_argument, default_jobs
-from opgen.targets.aten.options import AtenOptions, Generate
+from opgen.targets.aten.options import AtenOptions, AtenPart
 from opgen.targets.contract import LazyTarget, RunOptions, UsageError
 from opgen.targets.torch_version import add_torch_version_argument, choose_release
 
@@ -112,8 +112,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add(
         "--generate",
         nargs="*",
-        choices=[g.value for g in Generate],
-        default=[g.value for g in Generate],
+        choices=[g.value for g in AtenPart],
+        default=[g.value for g in AtenPart],
         help="generate only these parts (default: all)",
     )
     add(
@@ -155,8 +155,6 @@ def options_from(args: argparse.Namespace) -> AtenOptions:
             jobs=default_jobs() if args.jobs is None else args.jobs,
             dry_run=args.dry_run,
             output_dependencies=args.output_dependencies,
-            release=release.release,
-            release_notice=release.notice,
         ),
         source_path=args.source_path,
         per_operator_headers=args.per_operator_headers,
@@ -172,11 +170,13 @@ def options_from(args: argparse.Namespace) -> AtenOptions:
         static_dispatch_backend=names(args.static_dispatch_backend),
         skip_dispatcher_op_registration=args.skip_dispatcher_op_registration,
         force_schema_registration=args.force_schema_registration,
-        generate=frozenset(Generate(g) for g in args.generate),
+        generate=frozenset(AtenPart(g) for g in args.generate),
         update_aoti_c_shim=args.update_aoti_c_shim,
         extend_aoti_c_shim=args.extend_aoti_c_shim,
         aoti_fallback_ops=args.aoti_fallback_ops,
         native_aot_ops_dir=args.native_aot_ops_dir,
+        release=release.release,
+        release_notice=release.notice,
     )
     problems = options.usage_errors()
     if problems:
@@ -193,5 +193,6 @@ TARGET = LazyTarget(
     ),
     add_arguments=add_arguments,
     options=options_from,
-    generator="opgen.targets.aten.generate:generate",
+    reader="opgen.targets.aten.generate:read",
+    emitter="opgen.targets.aten.generate:emit",
 )

@@ -38,6 +38,7 @@ from opgen.spec.native import NativeFunction
 from opgen.spec.types import OptionalType, Type
 from opgen.targets.aten.run import AtenRun
 from opgen.targets.aten.yaml_text import YamlScalars
+from opgen.targets.emitters import Emitted
 
 _ITEM = "\n    "  # between keys of a mapping in a sequence under a top-level entry
 
@@ -248,6 +249,8 @@ def declarations_yaml(run: AtenRun) -> str:
     return "".join(entries) if entries else "[]\n"
 
 
-def emit_declarations_yaml(run: AtenRun) -> None:
-    """Declarations.yaml (Generate.declarations_yaml)."""
-    run.outputs.cpu.add("Declarations.yaml", lambda: declarations_yaml(run))
+def emit_declarations_yaml(run: AtenRun) -> Emitted:
+    """Declarations.yaml (AtenPart.declarations_yaml)."""
+    outputs = run.outputs()
+    outputs.cpu.add("Declarations.yaml", lambda: declarations_yaml(run))
+    return outputs.emitted()

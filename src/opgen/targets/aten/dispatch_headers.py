@@ -29,16 +29,12 @@ from collections.abc import Sequence
 from opgen.spec.backend import BackendIndex
 from opgen.spec.keys import DispatchKey
 from opgen.spec.native import NativeFunction
-from opgen.targets.aten.dispatch_plan import (
-    Item,
-    Planned,
-    direct_cpp_signatures,
-    kernel_namespace,
-    output_set_for,
-)
+from opgen.targets.aten.dispatch_plan import KeyKernels, Planned
 from opgen.targets.aten.native_headers import device_export_macro
-from opgen.targets.aten.run import AtenRun
+from opgen.targets.aten.registration import direct_cpp_signatures
+from opgen.targets.aten.run import AtenOutputs, AtenRun
 from opgen.targets.dispatch_registration import namespace_lines
+from opgen.targets.emitters import Emitted
 
 
 class _Declarations:
@@ -46,18 +42,12 @@ class _Declarations:
 
     def __init__(self, run: AtenRun) -> None:
         self.run = run
-        self.table = run.kernel_table
         self._signatures: dict[NativeFunction, list[str]] = {}
         self._text: dict[tuple[str, NativeFunction], str] = {}
 
     def macro(self, index: BackendIndex) -> str:
         # The index's own key, as torchgen asks: a key without kernels says Undefined.
-        return device_export_macro(index.dispatch_key, self.run.options.run.release)
-
-    def of(self, index: BackendIndex, item: Item) -> list[str]:
-        """One text per planned kernel of the item (its overloads' declarations)."""
-        macro = self.macro(index)
-        return [self.text(macro, p) for p in self.table.plan(index, item)]
+        return device_export_macro(index.dispatch_key, self.run.release)
 
     def text(self, macro: str, p: Planned) -> str:
         """The planned kernel's overloads, each as `<macro> <declaration>;`."""
@@ -72,21 +62,24 @@ class _Declarations:
         return found
 
 
-def emit_dispatch_headers(run: AtenRun) -> None:
+def emit_dispatch_headers(run: AtenRun) -> Emitted:
     """`<Key>Functions.h`, `<Key>Functions_inl.h` and `ops/*_<key>_dispatch.h` (part: headers)."""
+    table = run.kernel_table()
     declarations = _Declarations(run)
     options = run.options
+    outputs = run.outputs()
     for key in options.dispatch_keys:
         if key not in options.functions_keys:
             continue
-        out = output_set_for(run, key)
+        out = outputs.for_key(key)
         out.add_template(
             f"{key}Functions.h",
             {"dispatch_key": str(key), "inline_headers": f"#include <ATen/{key}Functions_inl.h>"},
             template="DispatchKeyFunctions.h",
         )
+        kernels = table.keys[key]
         if options.per_operator_headers:
-            includes = _emit_operator_headers(run, declarations, key)
+            includes = _add_operator_headers(outputs, declarations, key, kernels)
             inl_env: dict[str, object] = {
                 "dispatch_namespace": key.lower(),
                 "DispatchKeyFunctions_inl_includes": includes,
@@ -98,31 +91,31 @@ def emit_dispatch_headers(run: AtenRun) -> None:
         else:
             out.add_template(
                 f"{key}Functions_inl.h",
-                functools.partial(_aggregated_env, run, declarations, key),
+                functools.partial(_aggregated_env, declarations, key, kernels),
                 template="DispatchKeyFunctions_inl.h",
-                family=declarations.table,  # with the registrations, which make the same plans
+                family=table,  # with the registrations, which render from the same plans
             )
+    return outputs.emitted()
 
 
 def _aggregated_env(
-    run: AtenRun, declarations: _Declarations, key: DispatchKey
+    declarations: _Declarations, key: DispatchKey, kernels: KeyKernels
 ) -> dict[str, object]:
     return {
         "DispatchKeyFunctions_inl_includes": [],
         "dispatch_namespace": key.lower(),
-        "dispatch_namespaced_declarations": _aggregated(run, declarations, key),
+        "dispatch_namespaced_declarations": _aggregated(declarations, key, kernels),
     }
 
 
-def _aggregated(run: AtenRun, declarations: _Declarations, key: DispatchKey) -> list[str]:
-    index = run.backend_index(key)
+def _aggregated(declarations: _Declarations, key: DispatchKey, kernels: KeyKernels) -> list[str]:
+    plan = kernels.plan
+    macro = declarations.macro(plan.index)
     by_namespace: dict[str, dict[str, None]] = defaultdict(dict)
-    for item in declarations.table.candidates(key):
-        texts = declarations.of(index, item)
-        if texts:
-            namespace = kernel_namespace(declarations.table, index, item)
-            namespace = namespace.replace("native", key.lower())
-            by_namespace[namespace].update(dict.fromkeys(texts))
+    for item in plan.items:
+        namespace = item.namespace.replace("native", key.lower())
+        texts = [declarations.text(macro, p) for p in item.kernels]
+        by_namespace[namespace].update(dict.fromkeys(texts))
     lines: list[str] = []
     for namespace, unique in by_namespace.items():
         prologue, epilogue = namespace_lines(namespace, max_level=3)
@@ -131,22 +124,20 @@ def _aggregated(run: AtenRun, declarations: _Declarations, key: DispatchKey) -> 
     return lines
 
 
-def _emit_operator_headers(
-    run: AtenRun, declarations: _Declarations, key: DispatchKey
+def _add_operator_headers(
+    outputs: AtenOutputs, declarations: _Declarations, key: DispatchKey, kernels: KeyKernels
 ) -> list[str]:
-    """Writes the key's `ops/<root>_<key>_dispatch.h` files; returns the includes of them."""
-    index = run.backend_index(key)
+    """Adds the key's `ops/<root>_<key>_dispatch.h` files; returns the includes of them."""
+    plan = kernels.plan  # which files exist is needed now (they are listed)
     namespace = key.lower()
-    macro = declarations.macro(index)
-    # Which files exist is needed now (they are listed); their text only when rendered.
+    macro = declarations.macro(plan.index)
     by_root: dict[str, list[Planned]] = {}
-    for item in declarations.table.candidates(key):
-        if planned := declarations.table.plan(index, item):
-            by_root.setdefault(item.root_name, []).extend(planned)
-    for root, kernels in by_root.items():
-        run.outputs.ops.add_template(
+    for item in plan.items:
+        by_root.setdefault(item.item.root_name, []).extend(item.kernels)
+    for root, planned in by_root.items():
+        outputs.ops.add_template(
             f"{root}_{namespace}_dispatch.h",
-            functools.partial(_operator_env, declarations, namespace, macro, kernels),
+            functools.partial(_operator_env, declarations, namespace, macro, planned),
             template="DispatchKeyFunction.h",
         )
     return [f"#include <ATen/ops/{root}_{namespace}_dispatch.h>" for root in sorted(by_root)]

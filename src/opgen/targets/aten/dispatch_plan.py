@@ -1,4 +1,4 @@
-"""Which kernels a dispatch key gets: the decisions shared by registrations and headers.
+"""Which kernels a dispatch key gets: the plan that registrations and headers render.
 
 For one dispatch key, every item of the grouped spec (a single function, or a
 functional/out/inplace group) yields zero or more *planned kernels*, in the
@@ -30,22 +30,30 @@ Kernel namespaces: an item's kernels live in the namespace of its primary
 kernel (`at::native` when it has none); the generated code goes to that
 namespace with `::native` dropped (`at`), and the declarations to it with
 `native` replaced by the key's lower-case name (`at::cpu`).
+
+The run reads a `KernelTable` before anything renders: each key's kernels by
+function and the items that may plan any, checked (`KernelTable.of`). A key's
+`KeyPlan`, every kernel it gets with its mode, the kernel it calls, its item's primary
+kernel and namespace, is made whole by `plan_key`, from the table alone, the first
+time the key's files render (`KeyKernels.plan`), in the process that renders them:
+planning every key before the rendering forks would add its time (about 18 ms) to
+the serial part of a run. Renderers read the plan; they never plan.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from enum import Enum
+from types import MappingProxyType
 
-from opgen.api.cpp import CppSignatureGroup
-from opgen.api.signatures import SignatureSet
+from opgen.cached import cached
 from opgen.diagnostics import Diagnostic, SpecError
 from opgen.frozen import frozen
-from opgen.output import OutputSet
 from opgen.spec.backend import DEFAULT_KERNEL_NAMESPACE, BackendIndex, BackendMetadata
 from opgen.spec.groups import NativeFunctionsGroup
 from opgen.spec.keys import CUDA_DISPATCH_KEYS, XPU_DISPATCH_KEYS, DispatchKey, SchemaKind
+from opgen.spec.model import Spec
 from opgen.spec.native import NativeFunction
-from opgen.targets.aten.run import AtenRun
 
 K = DispatchKey
 Item = NativeFunction | NativeFunctionsGroup
@@ -61,147 +69,221 @@ class Mode(Enum):
 
 @frozen(slots=True)
 class Planned:
+    """One kernel a key gets: its function, how it is generated, and the key's kernel of
+    the function itself (the one `Mode.kernel` calls; a structured wrapper takes SymInts
+    as SymInts when it does)."""
+
     f: NativeFunction
     mode: Mode
     group: NativeFunctionsGroup | None
+    kernel: BackendMetadata | None
 
 
+@frozen(slots=True)
+class ItemPlan:
+    """The kernels a key gets for one grouped item (at least one)."""
+
+    item: Item
+    kernels: tuple[Planned, ...]
+    # The item's primary kernel for the key (a group's out= kernel), if any: the parent
+    # of a structured kernel's classes.
+    primary: BackendMetadata | None
+    namespace: str  # the C++ namespace of the item's kernels (`at::native` by default)
+
+
+@frozen(eq=False)
+class KeyPlan:
+    """Every kernel one key gets: the items that plan any, in spec order."""
+
+    index: BackendIndex
+    items: tuple[ItemPlan, ...]
+
+    @cached
+    def _by_item(self) -> dict[int, ItemPlan]:
+        # By identity: the spec keeps the items, so their ids, alive.
+        return {id(p.item): p for p in self.items}
+
+    def of(self, item: Item) -> ItemPlan | None:
+        """The item's plan; None when the key gets no kernel for it."""
+        return self._by_item.get(id(item))
+
+
+@frozen(eq=False)
+class KeyKernels:
+    """One key's kernels by function (hashed by identity), and the items that may plan any."""
+
+    index: BackendIndex
+    kernels: Mapping[NativeFunction, BackendMetadata]
+    candidates: tuple[Item, ...]  # in spec order: a superset of the items that plan kernels
+
+    def kernel(self, f: NativeFunction | NativeFunctionsGroup) -> BackendMetadata | None:
+        """`index.get_kernel(f)`, by identity."""
+        if isinstance(f, NativeFunctionsGroup):
+            f = self.index.primary(f)
+        return self.kernels.get(f)
+
+    @cached
+    def plan(self) -> KeyPlan:
+        """The key planned whole (`plan_key`), on first use: in the process that renders
+        the key's files, once for its registrations and its declarations."""
+        return plan_key(self)
+
+
+@frozen(eq=False)
 class KernelTable:
-    """Each key's kernels by function, the items that may plan any, and their plans:
-    built once per run (`AtenRun.kernel_table`), for every family that renders kernels.
+    """Each of a run's dispatch keys' kernels, read once, before anything renders.
 
-    Looking kernels up by function (hashed by identity) rather than by
-    operator name, and planning only the items that mention a key, keeps a
-    key without kernels nearly free.
+    Looking kernels up by function (hashed by identity) rather than by operator name,
+    and planning only the items that mention a key, keeps a key without kernels
+    nearly free.
     """
 
-    def __init__(self, run: AtenRun) -> None:
-        self.run = run
-        by_name = {f.func.name: f for f in run.spec.functions}
-        self._kernels: dict[DispatchKey, dict[NativeFunction, BackendMetadata]] = {}
-        for key, index in run.spec.backend_indices.items():
-            self._kernels[key] = {by_name[n]: m for n, m in index.index.items() if n in by_name}
-        self._item_keys: list[tuple[Item, frozenset[DispatchKey]]] = []
-        for item in run.spec.grouped:
-            functions = (item,) if isinstance(item, NativeFunction) else tuple(item.functions())
-            keys = frozenset(k for f in functions for k in run.spec.kernels(f))
-            self._item_keys.append((item, keys))
-        # (key, id(item)) -> the item's plan; the spec keeps the items, so their ids, alive.
-        self._plans: dict[tuple[DispatchKey, int], tuple[Planned, ...]] = {}
-        self._check_generated_kernels()
+    keys: Mapping[DispatchKey, KeyKernels]
 
-    def _check_generated_kernels(self) -> None:
-        """A structured operator's Meta and CompositeExplicitAutograd kernels are generated;
-        a spec that names its own is wrong (checked now, as plans are made lazily)."""
-        errors: list[Diagnostic] = []
-        keys = [k for k in self.run.options.dispatch_keys if k in DERIVED_STRUCTURED_KEYS]
-        for g in self.run.spec.groups:
-            if not g.structured:
-                continue
-            for key in keys:
-                if self.kernel(self.index(key), g.out) is not None:
-                    errors.append(
-                        Diagnostic(
-                            g.out.location_of("dispatch"),
-                            f"'{g.out.func.name}' is structured, so its {key} kernel is "
-                            f"generated; remove '{key}' from its dispatch",
-                        )
+    @staticmethod
+    def of(spec: Spec, keys: Sequence[DispatchKey]) -> KernelTable:
+        """The table of `keys`; raises SpecError for a structured operator that names a
+        kernel its structured declaration generates."""
+        by_name = {f.func.name: f for f in spec.functions}
+        # Each function's item, and the item's place in spec order.
+        item_of: dict[NativeFunction, tuple[int, Item]] = {}
+        for position, item in enumerate(spec.grouped):
+            if isinstance(item, NativeFunction):
+                item_of[item] = (position, item)
+            else:
+                for f in item.functions():
+                    item_of[f] = (position, item)
+        table: dict[DispatchKey, KeyKernels] = {}
+        for key in keys:
+            index = backend_index(spec, key)
+            kernels = {
+                function: m
+                for n, m in index.index.items()
+                if (function := by_name.get(n)) is not None
+            }
+            # Keys that plan kernels for items without a kernel of theirs (derived
+            # structured kernels, Meta's inplace checks) may plan one for every item.
+            if index.dispatch_key in DERIVED_STRUCTURED_KEYS:
+                candidates = tuple(spec.grouped)
+            else:
+                owners = dict(found for f in kernels if (found := item_of.get(f)) is not None)
+                candidates = tuple(owners[position] for position in sorted(owners))
+            table[key] = KeyKernels(index, kernels, candidates)
+        _check_generated_kernels(spec, table)
+        return KernelTable(MappingProxyType(table))
+
+    def plan(self, key: DispatchKey) -> KeyPlan:
+        """`key`'s plan (made on first use)."""
+        return self.keys[key].plan
+
+
+def _check_generated_kernels(spec: Spec, table: Mapping[DispatchKey, KeyKernels]) -> None:
+    """A structured operator's Meta and CompositeExplicitAutograd kernels are generated;
+    a spec that names its own is wrong."""
+    errors: list[Diagnostic] = []
+    derived = [(key, kernels) for key, kernels in table.items() if key in DERIVED_STRUCTURED_KEYS]
+    for g in spec.groups:
+        if not g.structured:
+            continue
+        for key, kernels in derived:
+            if kernels.kernel(g.out) is not None:
+                errors.append(
+                    Diagnostic(
+                        g.out.location_of("dispatch"),
+                        f"'{g.out.func.name}' is structured, so its {key} kernel is "
+                        f"generated; remove '{key}' from its dispatch",
                     )
-        if errors:
-            raise SpecError.of(errors)
+                )
+    if errors:
+        raise SpecError.of(errors)
 
-    def index(self, key: DispatchKey) -> BackendIndex:
-        return self.run.backend_index(key)
 
-    def kernel(
-        self, index: BackendIndex, f: NativeFunction | NativeFunctionsGroup
-    ) -> BackendMetadata | None:
-        """`index.get_kernel(f)`, by identity."""
-        kernels = self._kernels.get(index.dispatch_key)
-        if kernels is None:
-            return None
-        if isinstance(f, NativeFunctionsGroup):
-            f = index.primary(f)
-        return kernels.get(f)
+def backend_index(spec: Spec, key: DispatchKey) -> BackendIndex:
+    """The kernels for `key`; keys without any get an empty index, as torchgen's do.
 
-    def candidates(self, key: DispatchKey) -> list[Item]:
-        """The items, in spec order, that may plan kernels for `key` (a superset)."""
-        if self.index(key).dispatch_key in _EVERY_ITEM_KEYS:
-            return [item for item, _ in self._item_keys]
-        return [item for item, keys in self._item_keys if key in keys]
-
-    def plan(self, index: BackendIndex, item: Item) -> tuple[Planned, ...]:
-        """The kernels `index`'s key gets for one grouped item, in generation order."""
-        cache_key = (index.dispatch_key, id(item))
-        found = self._plans.get(cache_key)
-        if found is None:
-            found = self._plans[cache_key] = tuple(self._plan(index, item))
+    torchgen's empty index says `Undefined` for its key (it is a defaultdict's
+    default), and some outputs show it, so this one does too.
+    """
+    found = spec.backend_indices.get(key)
+    if found is not None:
         return found
+    return BackendIndex(DispatchKey.Undefined, True, False, False, {})
 
-    def _plan(self, index: BackendIndex, item: Item) -> list[Planned]:
-        if isinstance(item, NativeFunction):
-            single = self._unstructured(index, item, None)
-            return [] if single is None else [single]
-        if item.structured and self._is_structured_for(index, item):
-            skip_out = index.dispatch_key is K.CompositeExplicitAutogradNonFunctional
-            return [
-                Planned(f, Mode.structured, item)
-                for f in item.functions()
-                if not (skip_out and f.func.kind is SchemaKind.out)
-            ]
-        planned = (self._unstructured(index, f, item) for f in item.functions())
-        return [p for p in planned if p is not None]
 
-    def _is_structured_for(self, index: BackendIndex, g: NativeFunctionsGroup) -> bool:
-        key = index.dispatch_key
-        if key in DERIVED_STRUCTURED_KEYS:  # generated (`_check_generated_kernels`)
-            return True
-        metadata = self.kernel(index, g)
-        return metadata is not None and metadata.structured
+def plan_key(kernels: KeyKernels) -> KeyPlan:
+    """Every kernel the key gets, item by item, in spec order."""
+    planned = (plan_item(kernels, item) for item in kernels.candidates)
+    return KeyPlan(kernels.index, tuple(p for p in planned if p is not None))
 
-    def _unstructured(
-        self, index: BackendIndex, f: NativeFunction, g: NativeFunctionsGroup | None
-    ) -> Planned | None:
-        if f.manual_kernel_registration:
+
+def plan_item(kernels: KeyKernels, item: Item) -> ItemPlan | None:
+    """The kernels the key gets for one grouped item, in generation order; None for none."""
+    index, own = kernels.index, kernels.kernels
+    key = index.dispatch_key
+    if isinstance(item, NativeFunction):
+        single = _unstructured(own, key, item, None)
+        if single is None:
             return None
-        if self.kernel(index, f) is not None:
-            return Planned(f, Mode.kernel, g)
-        if (
-            index.dispatch_key is K.Meta
-            and f.func.kind is SchemaKind.inplace
-            and not f.has_composite_kernel
-            and len(f.func.returns) == 1
-        ):
-            return Planned(f, Mode.inplace_meta, g)
+        return ItemPlan(
+            item, (single,), single.kernel, kernel_namespace(index, item, single.kernel)
+        )
+    primary = own.get(item.out if index.use_out_as_primary else item.functional)
+    planned: tuple[Planned, ...]
+    # Structured for the keys that derive structured kernels (`_check_generated_kernels`),
+    # and for the others where the group's own kernel is structured.
+    if item.out.structured and (
+        key in DERIVED_STRUCTURED_KEYS or (primary is not None and primary.structured)
+    ):
+        skip_out = key is K.CompositeExplicitAutogradNonFunctional
+        planned = tuple(
+            Planned(f, Mode.structured, item, own.get(f))
+            for f in item.functions()
+            if not (skip_out and f.func.kind is SchemaKind.out)
+        )
+    else:
+        members = [_unstructured(own, key, f, item) for f in item.functions()]
+        planned = tuple(p for p in members if p is not None)
+        if not planned:
+            return None
+    return ItemPlan(item, planned, primary, kernel_namespace(index, item, primary))
+
+
+def _unstructured(
+    own: Mapping[NativeFunction, BackendMetadata],
+    key: DispatchKey,
+    f: NativeFunction,
+    g: NativeFunctionsGroup | None,
+) -> Planned | None:
+    metadata = own.get(f)
+    if (metadata is None and key is not K.Meta) or f.manual_kernel_registration:
         return None
+    if metadata is not None:
+        return Planned(f, Mode.kernel, g, metadata)
+    if (
+        key is K.Meta
+        and f.func.kind is SchemaKind.inplace
+        and not f.has_composite_kernel
+        and len(f.func.returns) == 1
+    ):
+        return Planned(f, Mode.inplace_meta, g, None)
+    return None
 
 
-# Keys that plan kernels for items without a kernel of theirs (derived structured
-# kernels, Meta's inplace checks).
-_EVERY_ITEM_KEYS = DERIVED_STRUCTURED_KEYS
-
-
-def kernel_namespace(table: KernelTable, index: BackendIndex, item: Item) -> str:
+def kernel_namespace(index: BackendIndex, item: Item, primary: BackendMetadata | None) -> str:
     """The C++ namespace of the item's primary kernel for the key (`at::native` by default)."""
-    metadata = table.kernel(index, item)
-    if metadata is None:
+    if primary is None:
         return DEFAULT_KERNEL_NAMESPACE
-    if "::native" not in metadata.cpp_namespace:
+    if "::native" not in primary.cpp_namespace:
         raise ValueError(
             f"the {index.dispatch_key} kernel of {_item_name(item)} is in namespace "
-            f"{metadata.cpp_namespace}, which does not end in '::native'"
+            f"{primary.cpp_namespace}, which does not end in '::native'"
         )
-    return metadata.cpp_namespace
+    return primary.cpp_namespace
 
 
 def _item_name(item: Item) -> str:
     f = item if isinstance(item, NativeFunction) else item.functional
     return str(f.func.name)
-
-
-def item_namespace(item: Item) -> str:
-    """The operator namespace (`aten`) an item registers in."""
-    return item.namespace if isinstance(item, NativeFunction) else item.functional.namespace
 
 
 def device_family(key: DispatchKey) -> str | None:
@@ -211,19 +293,3 @@ def device_family(key: DispatchKey) -> str | None:
     if key in XPU_DISPATCH_KEYS:
         return "xpu"
     return None
-
-
-def output_set_for(run: AtenRun, key: DispatchKey) -> OutputSet:
-    family = device_family(key)
-    if family is None:
-        return run.outputs.cpu
-    return run.outputs.devices.get(family, run.outputs.cpu)
-
-
-def direct_cpp_signatures(signatures: SignatureSet, f: NativeFunction) -> CppSignatureGroup:
-    """`at::<key>::` functions: the C++ API overloads, never as `__dispatch_` fallbacks."""
-    if not f.manual_cpp_binding:
-        return signatures.of(f).cpp
-    return CppSignatureGroup.from_native_function(
-        f, method=False, fallback_binding=False, memo=signatures.memo
-    )

@@ -33,6 +33,7 @@ from opgen.spec.keys import DispatchKey
 from opgen.spec.native import NativeFunction
 from opgen.targets.aten.functionalization_kernels import mutation_kernel, view_kernel, wrapper_name
 from opgen.targets.aten.run import AtenRun
+from opgen.targets.emitters import Emitted
 
 Item: TypeAlias = NativeFunction | NativeFunctionsGroup | NativeFunctionsViewGroup
 
@@ -140,8 +141,8 @@ def items(run: AtenRun) -> list[Item]:
     return [*groups, *view_groups, *rest]
 
 
-def emit_functionalization(run: AtenRun) -> None:
-    """RegisterFunctionalization_{0..3}.cpp and ...Everything.cpp (Generate.sources)."""
+def emit_functionalization(run: AtenRun) -> Emitted:
+    """RegisterFunctionalization_{0..3}.cpp and ...Everything.cpp (AtenPart.sources)."""
     selected = run.selection.include_all_operators
 
     def env(item: Item) -> dict[str, list[str]]:
@@ -153,7 +154,8 @@ def emit_functionalization(run: AtenRun) -> None:
             "func_registrations": registrations(run, item),
         }
 
-    run.outputs.cpu.add_sharded(
+    outputs = run.outputs()
+    outputs.cpu.add_sharded(
         "RegisterFunctionalization.cpp",
         items(run),
         key=lambda item: item.root_name,
@@ -161,3 +163,4 @@ def emit_functionalization(run: AtenRun) -> None:
         num_shards=4,
         sharded_keys=_SHARDED_KEYS,
     )
+    return outputs.emitted()

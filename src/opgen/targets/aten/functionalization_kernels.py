@@ -291,7 +291,7 @@ def _functional_exprs(
     """The functional call's arguments; out dtype threaded through for cumulative ops."""
     if f.func.kind is not SchemaKind.out or str(f.func.name) not in _OUT_DTYPE_PRESERVING:
         return exprs
-    if not run.options.run.release.has(CUMULATIVE_OUT_DTYPE):
+    if not run.release.has(CUMULATIVE_OUT_DTYPE):
         return exprs
     (out,) = f.func.arguments.out
     names = [b.name for b in functional_sig.arguments()]

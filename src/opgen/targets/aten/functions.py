@@ -28,6 +28,7 @@ from opgen.api.translate import translate
 from opgen.api.types import CONST_TENSOR_REF, MUT_TENSOR_REF, Parameters
 from opgen.spec.keys import Variant
 from opgen.targets.aten.run import AtenRun
+from opgen.targets.emitters import Emitted
 
 
 class ArgumentTranslations:
@@ -160,7 +161,7 @@ inline {sig.decl(is_redispatching_fn=True)} {{
     return "".join(parts)
 
 
-def emit_tensor_body(run: AtenRun, calls: ArgumentTranslations) -> None:
+def emit_tensor_body(run: AtenRun, calls: ArgumentTranslations) -> Emitted:
     """`core/TensorBody.h`: the Tensor class's methods."""
     signatures = run.signatures
     functions = run.spec.functions
@@ -180,14 +181,17 @@ def emit_tensor_body(run: AtenRun, calls: ArgumentTranslations) -> None:
             "tensor_method_definitions": definitions,
         }
 
-    run.outputs.core.add_template("TensorBody.h", env)
+    outputs = run.outputs()
+    outputs.core.add_template("TensorBody.h", env)
+    return outputs.emitted()
 
 
-def emit_redispatch_functions(run: AtenRun, calls: ArgumentTranslations) -> None:
+def emit_redispatch_functions(run: AtenRun, calls: ArgumentTranslations) -> Emitted:
     """`RedispatchFunctions.h`."""
     signatures = run.signatures
     functions = run.spec.functions
-    run.outputs.cpu.add_template(
+    outputs = run.outputs()
+    outputs.cpu.add_template(
         "RedispatchFunctions.h",
         lambda: {
             "function_redispatch_definitions": [
@@ -195,9 +199,12 @@ def emit_redispatch_functions(run: AtenRun, calls: ArgumentTranslations) -> None
             ]
         },
     )
+    return outputs.emitted()
 
 
-def emit_functions_sources(run: AtenRun) -> None:
+def emit_functions_sources(run: AtenRun) -> Emitted:
     """`Functions.cpp` and `core/TensorMethods.cpp`, their templates alone (part: sources)."""
-    run.outputs.cpu.add_template("Functions.cpp", {})
-    run.outputs.core.add_template("TensorMethods.cpp", {})
+    outputs = run.outputs()
+    outputs.cpu.add_template("Functions.cpp", {})
+    outputs.core.add_template("TensorMethods.cpp", {})
+    return outputs.emitted()

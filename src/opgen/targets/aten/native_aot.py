@@ -27,6 +27,8 @@ What is generated, for each declaration, in the order of (dispatch key, operator
 Each file is written whenever its part is generated, empty of stubs when nothing is
 declared. torch 2.15's torchgen cannot order declarations of two dispatch keys: it
 fails while rendering either file (so not in a dry run), and so does opgen.
+The declarations are read with the run's model (`native_aot_stubs`); the two files are
+`native_aot_files`'.
 """
 
 from __future__ import annotations
@@ -34,21 +36,17 @@ from __future__ import annotations
 import os
 import re
 import types
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from importlib.util import module_from_spec, spec_from_file_location
-from typing import TYPE_CHECKING, cast
+from typing import cast
 
 from opgen.api import structured
 from opgen.cached import cached
 from opgen.diagnostics import Location, SpecError
 from opgen.frozen import frozen
-from opgen.releases import NATIVE_AOT_STUBS
 from opgen.spec.groups import NativeFunctionsGroup
 from opgen.spec.keys import DispatchKey
 from opgen.spec.model import Spec
-
-if TYPE_CHECKING:
-    from opgen.targets.aten.run import AtenRun
 
 # What a declaration must define: its constants, then its functions with how many
 # positional parameters each takes (None: not checked).
@@ -144,14 +142,12 @@ class NativeAotStubs:
 # -- reading the declarations ---------------------------------------------------------
 
 
-def native_aot_stubs(run: AtenRun) -> NativeAotStubs:
-    """The run's stubs: none before torch 2.15, or when the directory does not exist."""
-    if not run.options.run.release.has(NATIVE_AOT_STUBS):
-        return NativeAotStubs()
-    ops_dir = run.options.native_aot_dir
+def native_aot_stubs(ops_dir: str, spec: Spec) -> NativeAotStubs:
+    """The stubs `ops_dir` declares for `spec` (`AtenOptions.native_aot_dir`, of a run for
+    torch 2.15 on): none when the directory is not given or does not exist."""
     if not ops_dir or not os.path.isdir(ops_dir):
         return NativeAotStubs()
-    return resolve(load_manifests(ops_dir), run.spec)
+    return resolve(load_manifests(ops_dir), spec)
 
 
 def load_manifests(ops_dir: str) -> tuple[NativeAotManifest, ...]:
@@ -466,33 +462,3 @@ def stub_call(m: NativeAotManifest, impl_arguments: str) -> str:
         f"{_CALL_COMMENT}{cases}if (!({gate} && {stub}.is_device_supported({device}) && "
         f"{stub}({device}, {impl_arguments}))) {{ op.impl({impl_arguments}); }}"
     )
-
-
-# -- the emitters ---------------------------------------------------------------------
-
-
-def emit_native_aot_stub_declarations(run: AtenRun) -> None:
-    """NativeAotStubs.h (Generate.headers), torch 2.15 on."""
-    _emit(run, "NativeAotStubs.h", "native_aot_stub_declarations", stub_declaration)
-
-
-def emit_native_aot_stub_definitions(run: AtenRun) -> None:
-    """NativeAotStubs.cpp (Generate.sources), torch 2.15 on."""
-    _emit(run, "NativeAotStubs.cpp", "native_aot_stub_definitions", lambda m, _: stub_definition(m))
-
-
-def _emit(
-    run: AtenRun,
-    path: str,
-    variable: str,
-    render: Callable[[NativeAotManifest, NativeFunctionsGroup], str],
-) -> None:
-    if not run.options.run.release.has(NATIVE_AOT_STUBS):
-        return
-    stubs = native_aot_stubs(run)  # read and checked now, as torchgen does before generating
-
-    def env() -> dict[str, object]:
-        # Ordered only when rendered: torchgen fails there, so a dry run passes.
-        return {variable: [render(m, g) for m, g in stubs.in_file_order()]}
-
-    run.outputs.cpu.add_template(path, env)

@@ -24,6 +24,7 @@ from opgen.api.signatures import FunctionSignatures
 from opgen.spec.keys import DispatchKey, SchemaKind
 from opgen.spec.native import NativeFunction
 from opgen.targets.aten.run import AtenRun
+from opgen.targets.emitters import Emitted
 
 # C++'s alternative operator tokens cannot be symbol names.
 _CPP_KEYWORDS = frozenset(
@@ -38,8 +39,8 @@ _IMPLICIT_ONLY = (
 )
 
 
-def emit_aten_op_list(run: AtenRun) -> None:
-    """core/ATenOpList.cpp (Generate.sources)."""
+def emit_aten_op_list(run: AtenRun) -> Emitted:
+    """core/ATenOpList.cpp (AtenPart.sources)."""
 
     def env() -> dict[str, object]:
         ops = [
@@ -48,7 +49,9 @@ def emit_aten_op_list(run: AtenRun) -> None:
         ]
         return {"aten_ops": ops}
 
-    run.outputs.core.add_template("ATenOpList.cpp", env)
+    outputs = run.outputs()
+    outputs.core.add_template("ATenOpList.cpp", env)
+    return outputs.emitted()
 
 
 def interned_strings_env(functions: tuple[NativeFunction, ...]) -> dict[str, object]:
@@ -66,19 +69,23 @@ def interned_strings_env(functions: tuple[NativeFunction, ...]) -> dict[str, obj
     }
 
 
-def emit_interned_strings(run: AtenRun) -> None:
-    """core/aten_interned_strings.h (Generate.headers)."""
-    run.outputs.core.add_template(
+def emit_interned_strings(run: AtenRun) -> Emitted:
+    """core/aten_interned_strings.h (AtenPart.headers)."""
+    outputs = run.outputs()
+    outputs.core.add_template(
         "aten_interned_strings.h", lambda: interned_strings_env(run.spec.functions)
     )
+    return outputs.emitted()
 
 
-def emit_tag_enum(run: AtenRun) -> None:
-    """enum_tag.h in the header-only root, else in core (Generate.headers)."""
-    outputs = run.outputs.headeronly if run.options.headeronly_root else run.outputs.core
-    outputs.add_template(
+def emit_tag_enum(run: AtenRun) -> Emitted:
+    """enum_tag.h in the header-only root, else in core (AtenPart.headers)."""
+    outputs = run.outputs()
+    out = outputs.headeronly if run.options.headeronly_root else outputs.core
+    out.add_template(
         "enum_tag.h", lambda: {"enum_of_valid_tags": ",\n".join(sorted(run.spec.tags))}
     )
+    return outputs.emitted()
 
 
 def _has_generated_composite_kernel(f: NativeFunction) -> bool:
@@ -100,8 +107,8 @@ def registration_declaration(sigs: FunctionSignatures, kernel_keys: frozenset[Di
     return f"{sigs.dispatcher.decl()}; // {comment}\n"
 
 
-def emit_registration_declarations(run: AtenRun) -> None:
-    """RegistrationDeclarations.h (Generate.headers)."""
+def emit_registration_declarations(run: AtenRun) -> Emitted:
+    """RegistrationDeclarations.h (AtenPart.headers)."""
 
     def env() -> dict[str, object]:
         spec = run.spec
@@ -111,4 +118,6 @@ def emit_registration_declarations(run: AtenRun) -> None:
         ]
         return {"registration_declarations": declarations}
 
-    run.outputs.cpu.add_template("RegistrationDeclarations.h", env)
+    outputs = run.outputs()
+    outputs.cpu.add_template("RegistrationDeclarations.h", env)
+    return outputs.emitted()

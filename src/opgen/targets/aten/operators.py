@@ -30,6 +30,7 @@ from opgen.spec.native import NativeFunction
 from opgen.targets.aten import static_dispatch
 from opgen.targets.aten.functions import ArgumentTranslations
 from opgen.targets.aten.run import AtenRun
+from opgen.targets.emitters import Emitted
 
 
 def declaration(sigs: FunctionSignatures) -> str:
@@ -97,7 +98,7 @@ def static_backends(run: AtenRun) -> list[BackendIndex]:
     return [run.backend_index(key) for key in run.options.static_dispatch_keys]
 
 
-def emit_operators_sources(run: AtenRun) -> None:
+def emit_operators_sources(run: AtenRun) -> Emitted:
     """`Operators_<N>.cpp` and `OperatorsEverything.cpp` (part: sources)."""
     backends = static_backends(run)
     signatures = run.signatures
@@ -109,7 +110,8 @@ def emit_operators_sources(run: AtenRun) -> None:
             "definitions": [definition(signatures.of(f), backends, calls)],
         }
 
-    run.outputs.cpu.add_sharded(
+    outputs = run.outputs()
+    outputs.cpu.add_sharded(
         "Operators.cpp",
         run.spec.functions,
         key=lambda f: f.root_name,
@@ -118,3 +120,4 @@ def emit_operators_sources(run: AtenRun) -> None:
         num_shards=5,
         sharded_keys={"operator_headers", "definitions", "static_dispatch_extra_headers"},
     )
+    return outputs.emitted()

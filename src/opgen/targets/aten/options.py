@@ -13,7 +13,7 @@ import os
 from enum import Enum
 
 from opgen.frozen import frozen
-from opgen.releases import HEADERONLY_ENUM_TAG, XPU_FAMILY_NEEDS_FLAG
+from opgen.releases import HEADERONLY_ENUM_TAG, NEWEST, XPU_FAMILY_NEEDS_FLAG, Release
 from opgen.spec.keys import DispatchKey, is_generic_dispatch_key
 from opgen.targets.contract import RunOptions
 
@@ -72,8 +72,8 @@ _FUNCTIONS_KEYS = frozenset(
 _MPS_KEYS = frozenset({K.MPS, K.SparseMPS, K.SparseCsrMPS})
 
 
-class Generate(Enum):
-    """The `--generate` choices."""
+class AtenPart(Enum):
+    """The `--generate` choices: the parts of the files a run generates."""
 
     headers = "headers"
     sources = "sources"
@@ -98,7 +98,7 @@ class AtenOptions:
     static_dispatch_backend: tuple[str, ...] | None = None
     skip_dispatcher_op_registration: bool = False
     force_schema_registration: bool = False
-    generate: frozenset[Generate] = frozenset(Generate)
+    generate: frozenset[AtenPart] = frozenset(AtenPart)
     update_aoti_c_shim: bool = False
     extend_aoti_c_shim: bool = False
     # Not torchgen flags: the AOTInductor fallback-op table (default: found beside
@@ -107,6 +107,10 @@ class AtenOptions:
     # torch 2.15 on: the native AOT declarations (None: the default beside
     # --source-path, `native_aot_dir`; "": none).
     native_aot_ops_dir: str | None = None
+    # The torch release whose torchgen the run reproduces (`opgen.releases`), and what to
+    # say on stderr about how it was chosen (`opgen.targets.torch_version`).
+    release: Release = NEWEST
+    release_notice: str | None = None
 
     # -- inputs ----------------------------------------------------------------
 
@@ -153,7 +157,7 @@ class AtenOptions:
     def headeronly_root(self) -> bool:
         """Whether header-only files (enum_tag.h) have a root of their own, outside
         core_generated.cmake (`HEADERONLY_ENUM_TAG`); before, they are core files."""
-        return self.run.release.has(HEADERONLY_ENUM_TAG)
+        return self.release.has(HEADERONLY_ENUM_TAG)
 
     # -- derived choices -------------------------------------------------------
 
@@ -164,7 +168,7 @@ class AtenOptions:
         if not (self.mps or self.update_aoti_c_shim):
             ignored |= _MPS_KEYS
         if not (self.xpu or self.update_aoti_c_shim):
-            family = self.run.release.has(XPU_FAMILY_NEEDS_FLAG)
+            family = self.release.has(XPU_FAMILY_NEEDS_FLAG)
             ignored |= _XPU_KEYS if family else {K.XPU}
         if not self.mtia:
             ignored.add(K.MTIA)
@@ -199,7 +203,7 @@ class AtenOptions:
                 errors.append(f"--static-dispatch-backend: unknown dispatch key '{key}'")
         if self.headeronly_install_dir is not None and not self.headeronly_root:
             errors.append(
-                f"--headeronly-install-dir: torch {self.run.release}'s torchgen has no such "
+                f"--headeronly-install-dir: torch {self.release}'s torchgen has no such "
                 "flag (it writes enum_tag.h into <install-dir>/core)"
             )
         return errors

@@ -17,16 +17,14 @@ Roots are visited in the order they first appear in the spec.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+from opgen.output import OutputSet
 from opgen.spec.groups import NativeFunctionsGroup
 from opgen.spec.keys import Variant
 from opgen.spec.native import NativeFunction
 from opgen.targets.aten import native_headers, static_dispatch
+from opgen.targets.aten.header_fragments import Fragments
 from opgen.targets.aten.run import AtenRun
-
-if TYPE_CHECKING:
-    from opgen.targets.aten.operator_headers import Fragments
+from opgen.targets.emitters import Emitted
 
 _AGGREGATES = (
     ("Functions", ""),
@@ -36,7 +34,10 @@ _AGGREGATES = (
 )
 
 
-def emit_per_operator_headers(run: AtenRun, fragments: Fragments) -> None:
+def emit_per_operator_headers(run: AtenRun, fragments: Fragments) -> Emitted:
+    """Every operator's headers (in the ops set), and the aggregate headers that include
+    them (in the CPU set)."""
+    outputs = run.outputs()
     by_root: dict[str, list[NativeFunction]] = {}
     for f in run.spec.functions:
         by_root.setdefault(f.root_name, []).append(f)
@@ -44,9 +45,9 @@ def emit_per_operator_headers(run: AtenRun, fragments: Fragments) -> None:
     for g in run.spec.grouped:
         grouped_by_root.setdefault(g.root_name, []).append(g)
     for root, members in by_root.items():
-        _emit_root(run, fragments, root, members, grouped_by_root.get(root, []))
+        _add_root(outputs.ops, fragments, root, members, grouped_by_root.get(root, []))
     roots = sorted(by_root)
-    cpu = run.outputs.cpu
+    cpu = outputs.cpu
     for category, suffix in _AGGREGATES:
         cpu.add_template(
             f"{category}.h",
@@ -67,16 +68,16 @@ def emit_per_operator_headers(run: AtenRun, fragments: Fragments) -> None:
             "MethodOperators_declarations": [],
         },
     )
+    return outputs.emitted()
 
 
-def _emit_root(
-    run: AtenRun,
+def _add_root(
+    ops: OutputSet,
     fragments: Fragments,
     root: str,
     members: list[NativeFunction],
     grouped: list[NativeFunction | NativeFunctionsGroup],
 ) -> None:
-    ops = run.outputs.ops
     backends = fragments.static_backends
     ops.add_template(
         f"{root}_ops.h",

@@ -23,8 +23,10 @@ its structured classes use (`create_out`, `resize_out`, `check_inplace`,
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
+from opgen.api.cpp import CppSignatureGroup
+from opgen.api.signatures import SignatureSet
 from opgen.api.translate import call_arguments
 from opgen.api.types import Parameters
 from opgen.frozen import frozen
@@ -37,15 +39,12 @@ from opgen.spec.native import NativeFunction
 from opgen.targets.aten.dispatch_plan import (
     DERIVED_STRUCTURED_KEYS,
     Item,
-    KernelTable,
+    ItemPlan,
+    KeyKernels,
+    KeyPlan,
     Mode,
     Planned,
-    direct_cpp_signatures,
-    item_namespace,
-    kernel_namespace,
-    output_set_for,
 )
-from opgen.targets.aten.native_aot import native_aot_stubs
 from opgen.targets.aten.run import AtenRun
 from opgen.targets.aten.structured_kernels import StructuredWrappers
 from opgen.targets.dispatch_registration import (
@@ -55,6 +54,7 @@ from opgen.targets.dispatch_registration import (
     dispatch_helpers,
     namespace_lines,
 )
+from opgen.targets.emitters import Emitted
 
 K = DispatchKey
 
@@ -82,19 +82,32 @@ def extra_cuda_headers(rocm: bool, release: Release) -> str:
     return _HIP_GUARD_HEADERS[release.has(ROCM_CUDA_GUARD)] + "\n" + _HIP_HEADERS
 
 
-def _is_registered(table: KernelTable, index: BackendIndex, key: DispatchKey, item: Item) -> bool:
+def direct_cpp_signatures(signatures: SignatureSet, f: NativeFunction) -> CppSignatureGroup:
+    """`at::<key>::` functions: the C++ API overloads, never as `__dispatch_` fallbacks."""
+    if not f.manual_cpp_binding:
+        return signatures.of(f).cpp
+    return CppSignatureGroup.from_native_function(
+        f, method=False, fallback_binding=False, memo=signatures.memo
+    )
+
+
+def item_namespace(item: Item) -> str:
+    """The operator namespace (`aten`) an item registers in."""
+    return item.namespace if isinstance(item, NativeFunction) else item.functional.namespace
+
+
+def _is_registered(kernels: KeyKernels, key: DispatchKey, item: Item) -> bool:
     """Whether a per-operator build includes the item's headers in the key's file."""
-    if table.kernel(index, item) is not None:
+    if kernels.kernel(item) is not None:
         return True
     if isinstance(item, NativeFunctionsGroup) and any(
-        table.kernel(index, f) is not None for f in item.functions()
+        kernels.kernel(f) is not None for f in item.functions()
     ):
         return True
     return item.structured and key in DERIVED_STRUCTURED_KEYS
 
 
-def operator_headers(table: KernelTable, key: DispatchKey, index: BackendIndex) -> list[str]:
-    run = table.run
+def operator_headers(run: AtenRun, key: DispatchKey, kernels: KeyKernels) -> list[str]:
     functions_header = key in run.options.functions_keys
     if not run.options.per_operator_headers:
         headers = ["#include <ATen/NativeFunctions.h>"]
@@ -104,10 +117,10 @@ def operator_headers(table: KernelTable, key: DispatchKey, index: BackendIndex) 
             headers.append(f"#include <ATen/{key}Functions.h>")
         return headers
     # Only the derived keys register items without a kernel for the key.
-    items = run.spec.grouped if key in DERIVED_STRUCTURED_KEYS else table.candidates(key)
+    items = run.spec.grouped if key in DERIVED_STRUCTURED_KEYS else kernels.candidates
     found: set[str] = set()
     for item in items:
-        if not _is_registered(table, index, key, item):
+        if not _is_registered(kernels, key, item):
             continue
         root = item.root_name
         found.add(f"#include <ATen/ops/{root}_native.h>")
@@ -121,9 +134,8 @@ def operator_headers(table: KernelTable, key: DispatchKey, index: BackendIndex) 
 class KernelTexts:
     """The generated C++ of one run's planned kernels, reusing key-independent pieces."""
 
-    def __init__(self, run: AtenRun, table: KernelTable, structured: StructuredWrappers) -> None:
+    def __init__(self, run: AtenRun, structured: StructuredWrappers) -> None:
         self.run = run
-        self.table = table
         self.structured = structured
         self._translated: dict[tuple[int, int], str] = {}
         self._keep: list[Parameters] = []
@@ -153,7 +165,7 @@ class KernelTexts:
     def wrapper(self, index: BackendIndex, p: Planned) -> tuple[str, Parameters]:
         """The wrapper's name and parameters."""
         if p.mode is Mode.structured:
-            sig = self.structured.wrapper_signature(index, p.f)
+            sig = self.structured.wrapper_signature(index.dispatch_key, p)
             return sig.name(), sig.parameters
         dispatcher = self.run.signatures.of(p.f).dispatcher
         suffix = self._suffixes.get(p.f)
@@ -165,10 +177,9 @@ class KernelTexts:
             prefix = self._prefixes[index.dispatch_key] = f"wrapper_{index.dispatch_key}_"
         return prefix + suffix, dispatcher.parameters
 
-    def anonymous(self, index: BackendIndex, p: Planned, name: str) -> str:
+    def anonymous(self, index: BackendIndex, item: ItemPlan, p: Planned, name: str) -> str:
         if p.mode is Mode.structured:
-            assert p.group is not None
-            return self.structured.definition(index, p.group, p.f)
+            return self.structured.definition(index, p, item.primary)
         dispatcher = self.run.signatures.of(p.f).dispatcher
         head = f"{dispatcher.returns_text} {name}({dispatcher.defined_parameters})"
         if p.mode is Mode.inplace_meta:
@@ -181,12 +192,12 @@ class KernelTexts:
                 '    "Cannot inplace into non-meta tensor with meta tensor argument");\n'
                 f"  return {this};\n}}\n"
             )
-        return self._kernel_call(index, p.f, name, head, dispatcher.parameters)
+        return self._kernel_call(index, p, name, head, dispatcher.parameters)
 
     def _kernel_call(
-        self, index: BackendIndex, f: NativeFunction, name: str, head: str, params: Parameters
+        self, index: BackendIndex, p: Planned, name: str, head: str, params: Parameters
     ) -> str:
-        metadata = self.table.kernel(index, f)
+        f, metadata = p.f, p.kernel
         assert metadata is not None, "planned as a kernel call only with a kernel"
         kernel = self.run.signatures.of(f).native(metadata)
         args = self.arguments(params, kernel.parameters)
@@ -233,32 +244,28 @@ class _KeyFile:
     """The file family of one key, with the key's names its code uses (formatted once)."""
 
     out: OutputSet
-    index: BackendIndex
     name: str  # str(key)
     namespace: str  # key.lower()
 
 
-def _definitions(
-    texts: KernelTexts, file: _KeyFile, item: Item, kernels: Sequence[Planned]
-) -> list[str]:
+def _definitions(texts: KernelTexts, file: _KeyFile, index: BackendIndex, item: ItemPlan) -> str:
     """The item's part of `dispatch_definitions`: the filled-in .ini, its empty lines dropped."""
-    index = file.index
     run = texts.run
     anonymous, namespaced, registrations = [], [], []
-    for p in kernels:
+    for p in item.kernels:
         name, params = texts.wrapper(index, p)
-        anonymous.append(texts.anonymous(index, p, name))
+        anonymous.append(texts.anonymous(index, item, p, name))
         namespaced.append(texts.namespaced(p, name, params))
         if run.selection.is_native_function_selected(p.f):
             registrations.append(_registration(p, name))
     registered = ""
     if registrations and not run.options.skip_dispatcher_op_registration:
         registered = (
-            f"\nTORCH_LIBRARY_IMPL({item_namespace(item)}, {file.name}, m) {{\n    "
+            f"\nTORCH_LIBRARY_IMPL({item_namespace(item.item)}, {file.name}, m) {{\n    "
             + "\n".join(registrations)
             + "\n}"
         )
-    prologue, epilogue = texts.namespace_lines(kernel_namespace(texts.table, index, item))
+    prologue, epilogue = texts.namespace_lines(item.namespace)
     env = {
         "ns_prologue": prologue,
         "ns_epilogue": epilogue,
@@ -270,57 +277,68 @@ def _definitions(
     }
     # torchgen passes the lines, and the outer block drops the empty ones (each is an
     # empty element); one element holding the other lines renders the same.
-    return [file.out.render_lines("RegisterDispatchDefinitions.ini", env)]
+    return file.out.render_lines("RegisterDispatchDefinitions.ini", env)
 
 
-def emit_registrations(run: AtenRun) -> None:
+def emit_registrations(run: AtenRun) -> Emitted:
     """`Register<Key>_<n>.cpp` and `Register<Key>Everything.cpp` (part: sources).
 
     All keys' files are one family, sharing the kernel table's plans (with the
-    dispatch headers) and the key-independent texts: each key's kernels are
-    planned when its files render, in the process that renders them.
+    dispatch headers) and the key-independent texts: each key is planned whole when
+    its files first render, in the process that renders them, and its items' texts
+    are rendered from that plan.
     """
-    table = run.kernel_table
-    stubs = native_aot_stubs(run)
+    table = run.kernel_table()
+    stubs = run.native_aot
     wrappers = StructuredWrappers(
-        run.signatures, native_aot=stubs, release=run.options.run.release, rocm=run.options.rocm
+        run.signatures, native_aot=stubs, release=run.release, rocm=run.options.rocm
     )
-    texts = KernelTexts(run, table, wrappers)
+    texts = KernelTexts(run, wrappers)
+    outputs = run.outputs()
     for key in run.options.dispatch_keys:
-        out = output_set_for(run, key)
-        index = table.index(key)
+        out = outputs.for_key(key)
+        kernels = table.keys[key]
         out.add_sharded(
             f"Register{key}.cpp",
-            table.candidates(key),
+            kernels.candidates,
             key=_root_name,
-            env=_item_env(texts, _KeyFile(out, index, str(key), key.lower())),
+            env=_item_env(texts, _KeyFile(out, str(key), key.lower()), kernels),
             num_shards=4 if key is K.CPU else 1,
             sharded_keys={"dispatch_definitions"},
-            base_env=functools.partial(_base_env, table, key, index, stubs.declares(key)),
+            base_env=functools.partial(_base_env, run, key, kernels, stubs.declares(key)),
             template="RegisterDispatchKey.cpp",
             family=table,
         )
+    return outputs.emitted()
 
 
 def _root_name(item: Item) -> str:
     return item.root_name
 
 
-def _item_env(texts: KernelTexts, file: _KeyFile) -> Callable[[Item], dict[str, list[str]]]:
+def _item_env(
+    texts: KernelTexts, file: _KeyFile, kernels: KeyKernels
+) -> Callable[[Item], dict[str, list[str]]]:
+    plan: KeyPlan | None = None
+
     def env(item: Item) -> dict[str, list[str]]:
-        kernels = texts.table.plan(file.index, item)
-        if not kernels:  # nothing for this key
+        nonlocal plan
+        if plan is None:  # the first item of the key's files to render
+            plan = kernels.plan
+        planned = plan.of(item)
+        if planned is None:  # nothing for this key
             return {}
-        return {"dispatch_definitions": _definitions(texts, file, item, kernels)}
+        return {"dispatch_definitions": [_definitions(texts, file, plan.index, planned)]}
 
     return env
 
 
 def _base_env(
-    table: KernelTable, key: DispatchKey, index: BackendIndex, native_aot_stubs: bool
+    run: AtenRun, key: DispatchKey, kernels: KeyKernels, native_aot_stubs: bool
 ) -> dict[str, object]:
-    options = table.run.options
-    cuda_headers = extra_cuda_headers(options.rocm, options.run.release)
+    options = run.options
+    index = kernels.index
+    cuda_headers = extra_cuda_headers(options.rocm, run.release)
     return {
         "extra_cuda_headers": cuda_headers if key in CUDA_DISPATCH_KEYS else "",
         "external_backend_headers": "",
@@ -330,7 +348,7 @@ def _base_env(
             rocm=options.rocm,
             native_aot_stubs=native_aot_stubs,
         ),
-        "ops_headers": operator_headers(table, key, index),
+        "ops_headers": operator_headers(run, key, kernels),
         "dispatch_helpers": (
             [] if key is K.CompositeImplicitAutogradNestedTensor else dispatch_helpers(index)
         ),

@@ -23,6 +23,7 @@ from opgen.api.cpp_literals import cpp_string
 from opgen.spec.native import NativeFunction
 from opgen.spec.selection import OperatorSelection
 from opgen.targets.aten.run import AtenRun
+from opgen.targets.emitters import Emitted
 
 # Namespaces torch defines itself, so generated code may only add to them.
 _FRAGMENT_NAMESPACES = frozenset({"quantized", "quantized_decomposed"})
@@ -69,8 +70,8 @@ def schema_registrations(
     return aten, blocks
 
 
-def emit_schema_registration(run: AtenRun) -> None:
-    """RegisterSchema.cpp (Generate.sources)."""
+def emit_schema_registration(run: AtenRun) -> Emitted:
+    """RegisterSchema.cpp (AtenPart.sources)."""
     options = run.options
     selection = run.selection
     if options.force_schema_registration:
@@ -82,4 +83,6 @@ def emit_schema_registration(run: AtenRun) -> None:
         aten, others = schema_registrations(run.spec.functions, selection)
         return {"aten_schema_registrations": aten, "schema_registrations": others}
 
-    run.outputs.cpu.add_template("RegisterSchema.cpp", env)
+    outputs = run.outputs()
+    outputs.cpu.add_template("RegisterSchema.cpp", env)
+    return outputs.emitted()

@@ -49,10 +49,11 @@ from opgen.api.types import (
 from opgen.cached import cached
 from opgen.frozen import frozen
 from opgen.releases import NEWEST, OUTPUT_NAME_PROPAGATION, ROCM_CUDA_GUARD, Release
-from opgen.spec.backend import BackendIndex
+from opgen.spec.backend import BackendIndex, BackendMetadata
 from opgen.spec.groups import NativeFunctionsGroup
 from opgen.spec.keys import DispatchKey, SchemaKind
 from opgen.spec.native import NativeFunction
+from opgen.targets.aten.dispatch_plan import Planned
 from opgen.targets.aten.native_aot import NativeAotStubs, stub_call
 from opgen.targets.dispatch_registration import device_check
 
@@ -149,27 +150,30 @@ class StructuredWrappers:
         self._set_outputs: dict[tuple[DispatchKey, SchemaKind, bool], tuple[str, ...]] = {}
         self._wrappers: dict[tuple[NativeFunction, bool, DispatchKey], NativeSignature] = {}
 
-    def wrapper_signature(self, index: BackendIndex, f: NativeFunction) -> NativeSignature:
-        """`wrapper_<Key>_<native name>`: SymInt-aware when the key's kernel for `f` is."""
-        metadata = index.get_kernel(f)
-        symint = metadata is not None and metadata.supports_symint()
-        cache_key = (f, symint, index.dispatch_key)
+    def wrapper_signature(self, key: DispatchKey, p: Planned) -> NativeSignature:
+        """`wrapper_<Key>_<native name>`: SymInt-aware when the key's kernel for `p.f` is."""
+        f = p.f
+        symint = p.kernel is not None and p.kernel.supports_symint()
+        cache_key = (f, symint, key)
         found = self._wrappers.get(cache_key)
         if found is None:
             found = self._wrappers[cache_key] = NativeSignature(
                 f.func,
                 symint,
                 ArgumentStyle.of(f),
-                prefix=f"wrapper_{index.dispatch_key}_",
+                prefix=f"wrapper_{key}_",
                 memo=self.signatures.memo,
             )
         return found
 
-    def definition(self, index: BackendIndex, g: NativeFunctionsGroup, f: NativeFunction) -> str:
-        """The class and the wrapper of member `f` of `g` for `index`'s key."""
+    def definition(self, index: BackendIndex, p: Planned, primary: BackendMetadata | None) -> str:
+        """The class and the wrapper of structured kernel `p` for `index`'s key, whose
+        kernel of `p`'s group is `primary` (None for the keys that derive it)."""
+        g, f = p.group, p.f
+        assert g is not None, "a structured kernel belongs to its group"
         key, k = index.dispatch_key, f.func.kind
-        sig = self.wrapper_signature(index, f)
-        class_name, parent = _class_names(index, g, k)
+        sig = self.wrapper_signature(key, p)
+        class_name, parent = _class_names(key, g, k, primary)
         body: list[str] = []
         if index.device_guard:
             body.append(device_check(f, sig.name()))
@@ -268,8 +272,9 @@ def _indented(line: str) -> str:
     return _INDENT + line if line else ""
 
 
-def _class_names(index: BackendIndex, g: NativeFunctionsGroup, k: SchemaKind) -> tuple[str, str]:
-    key = index.dispatch_key
+def _class_names(
+    key: DispatchKey, g: NativeFunctionsGroup, k: SchemaKind, primary: BackendMetadata | None
+) -> tuple[str, str]:
     meta_name = str(g.functional.func.name).replace(".", "_")
     if key is K.Meta:
         return f"structured_{meta_name}_meta_{k.name}", f"at::meta::structured_{meta_name}"
@@ -278,11 +283,10 @@ def _class_names(index: BackendIndex, g: NativeFunctionsGroup, k: SchemaKind) ->
             f"structured_{meta_name}_default_backend_{k.name}",
             f"at::meta::structured_{meta_name}",
         )
-    metadata = index.get_kernel(g)
-    assert metadata is not None, "planned as structured only with a structured kernel"
+    assert primary is not None, "planned as structured only with a structured kernel"
     return (
-        f"structured_{metadata.kernel}_{k.name}",
-        f"{metadata.cpp_namespace}::structured_{metadata.kernel}",
+        f"structured_{primary.kernel}_{k.name}",
+        f"{primary.cpp_namespace}::structured_{primary.kernel}",
     )
 
 

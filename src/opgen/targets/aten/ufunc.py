@@ -1,6 +1,6 @@
 """The ufunc kernels: `UfuncCPU_<op>.cpp`, `UfuncCPUKernel_<op>.cpp`, `UfuncCUDA_<op>.cu`.
 
-Emitted with the sources (`Generate.sources`), by `emit_ufunc_kernels`. Every
+Emitted with the sources (`AtenPart.sources`), by `emit_ufunc_kernels`. Every
 structured group whose out= entry has `ufunc_inner_loop:` gets, for each of
 the run's dispatch keys that is CPU or CUDA (in `options.dispatch_keys` order,
 so `--backend-whitelist` can drop either):
@@ -63,54 +63,57 @@ from opgen.spec.groups import NativeFunctionsGroup
 from opgen.spec.keys import DispatchKey, ScalarType, UfuncKey
 from opgen.spec.types import BaseTy, BaseType
 from opgen.targets.aten.native_headers import export_macro, kernel_export_macro
-from opgen.targets.aten.run import AtenRun
+from opgen.targets.aten.run import AtenOutputs, AtenRun
+from opgen.targets.emitters import Emitted
 
 U = UfuncKey
 _VEC_SCALAR_T = VectorizedCType(SCALAR_T)
 
 
-def emit_ufunc_kernels(run: AtenRun) -> None:
-    """Part `Generate.sources`: every ufunc kernel file of the run's CPU and CUDA keys."""
+def emit_ufunc_kernels(run: AtenRun) -> Emitted:
+    """Part `AtenPart.sources`: every ufunc kernel file of the run's CPU and CUDA keys."""
     groups = [g for g in run.spec.groups if g.out.ufunc_inner_loop]
+    outputs = run.outputs()
     for key in run.options.dispatch_keys:
         if key is DispatchKey.CPU:
             for g in groups:
-                _emit_cpu(run, g)
+                _add_cpu(outputs, run, g)
         elif key is DispatchKey.CUDA:
             for g in groups:
-                _emit_cuda(run, g)
+                _add_cuda(outputs, run, g)
+    return outputs.emitted()
 
 
-def _emit_cpu(run: AtenRun, g: NativeFunctionsGroup) -> None:
+def _add_cpu(outputs: AtenOutputs, run: AtenRun, g: NativeFunctionsGroup) -> None:
     name = str(g.functional.func.name.name)
     index = run.backend_index(DispatchKey.CPU)
-    run.outputs.cpu.add_template(
+    outputs.cpu.add_template(
         f"UfuncCPU_{name}.cpp",
         lambda: {
             "meta_declaration": meta_declaration(g),
-            "native_declaration": native_declaration(g, index, run.options.run.release),
+            "native_declaration": native_declaration(g, index, run.release),
             "native_definitions": cpu_definitions(g),
         },
         template="UfuncCPU.cpp",
     )
-    run.outputs.cpu_vec.add_template(
+    outputs.cpu_vec.add_template(
         f"UfuncCPUKernel_{name}.cpp",
         lambda: {"name": name, "native_definitions": cpu_kernel_definitions(g)},
         template="UfuncCPUKernel.cpp",
     )
 
 
-def _emit_cuda(run: AtenRun, g: NativeFunctionsGroup) -> None:
+def _add_cuda(outputs: AtenOutputs, run: AtenRun, g: NativeFunctionsGroup) -> None:
     name = str(g.functional.func.name.name)
     index = run.backend_index(DispatchKey.CUDA)
     loops_header = "hip" if run.options.rocm else "cuda"
-    run.outputs.devices["cuda"].add_template(
+    outputs.devices["cuda"].add_template(
         f"UfuncCUDA_{name}.cu",
         lambda: {
             "name": name,
             "cuda_headers": f"#include <ATen/native/{loops_header}/Loops.cuh>",
             "meta_declaration": meta_declaration(g),
-            "native_declaration": native_declaration(g, index, run.options.run.release),
+            "native_declaration": native_declaration(g, index, run.release),
             "native_definitions": cuda_definitions(g),
         },
         template="UfuncCUDA.cu",

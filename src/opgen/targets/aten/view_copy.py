@@ -33,6 +33,7 @@ from opgen.spec.keys import DispatchKey
 from opgen.spec.native import NativeFunction
 from opgen.spec.schema import FunctionSchema
 from opgen.targets.aten.run import AtenRun
+from opgen.targets.emitters import Emitted
 
 # view_copy reshapes when the view is impossible (so lazy backends need no clone).
 # Emitted C++ as torchgen writes it (byte-identical output). `view_copy`'s kernel.
@@ -214,6 +215,8 @@ def _env(run: AtenRun) -> dict[str, object]:
     }
 
 
-def emit_view_copy_kernels(run: AtenRun) -> None:
-    """CompositeViewCopyKernels.cpp (Generate.sources)."""
-    run.outputs.cpu.add_template("CompositeViewCopyKernels.cpp", lambda: _env(run))
+def emit_view_copy_kernels(run: AtenRun) -> Emitted:
+    """CompositeViewCopyKernels.cpp (AtenPart.sources)."""
+    outputs = run.outputs()
+    outputs.cpu.add_template("CompositeViewCopyKernels.cpp", lambda: _env(run))
+    return outputs.emitted()

@@ -32,6 +32,7 @@ from opgen.releases import SINGLE_OUTPUT_VIEW_REPLAY, VIEW_META_BY_VALUE
 from opgen.spec.groups import NativeFunctionsViewGroup
 from opgen.spec.native import NativeFunction
 from opgen.targets.aten.run import AtenRun
+from opgen.targets.emitters import Emitted
 
 # Emitted C++ as torchgen writes it (byte-identical output). The body of `forward`
 # that builds output `out_index` of a multi-output view directly from `base`, by
@@ -193,7 +194,7 @@ def view_meta_classes(run: AtenRun) -> list[ViewMetaClass]:
     a multi-output view without a single-output replay (since 2.15)."""
     if not run.selection.include_all_operators:
         return []
-    release = run.options.run.release
+    release = run.release
     by_value = release.has(VIEW_META_BY_VALUE)
     replays = release.has(SINGLE_OUTPUT_VIEW_REPLAY)
     return [
@@ -230,9 +231,10 @@ def view_group_op_headers(g: NativeFunctionsViewGroup) -> list[str]:
     return headers
 
 
-def emit_view_meta(run: AtenRun) -> None:
-    """ViewMetaClasses.h, ViewMetaClasses.cpp, FunctionalInverses.h (Generate.sources)."""
-    out = run.outputs.cpu
+def emit_view_meta(run: AtenRun) -> Emitted:
+    """ViewMetaClasses.h, ViewMetaClasses.cpp, FunctionalInverses.h (AtenPart.sources)."""
+    outputs = run.outputs()
+    out = outputs.cpu
 
     def inverses() -> dict[str, object]:
         decls = [
@@ -253,3 +255,4 @@ def emit_view_meta(run: AtenRun) -> None:
     out.add_template("FunctionalInverses.h", inverses)
     out.add_template("ViewMetaClasses.h", header)
     out.add_template("ViewMetaClasses.cpp", source)
+    return outputs.emitted()

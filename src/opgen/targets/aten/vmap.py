@@ -30,6 +30,7 @@ from opgen.spec.native import NativeFunction
 from opgen.spec.schema import FunctionSchema
 from opgen.spec.types import BaseTy, BaseType, ListType, OptionalType, Type
 from opgen.targets.aten.run import AtenRun
+from opgen.targets.emitters import Emitted
 
 # Operators whose plumbing is generated although they also return non-tensors.
 _RETURNS_SYMINT = frozenset(
@@ -192,7 +193,7 @@ def vmap_plumbing(
 
 def _header(run: AtenRun) -> str:
     bodies = []
-    symint_returns = returns_symint(run.options.run.release)
+    symint_returns = returns_symint(run.release)
     for f in run.spec.functions:
         text = vmap_plumbing(f, run.signatures.of(f).dispatcher, symint_returns)
         if text is not None:
@@ -204,6 +205,8 @@ def _header(run: AtenRun) -> str:
     )
 
 
-def emit_vmap_plumbing(run: AtenRun) -> None:
-    """VmapGeneratedPlumbing.h (Generate.headers)."""
-    run.outputs.cpu.add("VmapGeneratedPlumbing.h", lambda: _header(run))
+def emit_vmap_plumbing(run: AtenRun) -> Emitted:
+    """VmapGeneratedPlumbing.h (AtenPart.headers)."""
+    outputs = run.outputs()
+    outputs.cpu.add("VmapGeneratedPlumbing.h", lambda: _header(run))
+    return outputs.emitted()

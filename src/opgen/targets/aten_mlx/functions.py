@@ -13,7 +13,7 @@ an out= variant's `out` dtypes.
 from __future__ import annotations
 
 from opgen.api.aten_mlx import (
-    Parameter,
+    LoweredParameter,
     cpp_default,
     cpp_name,
     parameter_declaration,
@@ -22,9 +22,9 @@ from opgen.api.aten_mlx import (
 )
 from opgen.api.cpp_literals import cpp_string
 from opgen.spec.keys import SchemaKind
+from opgen.spec.lowering.bodies import DTYPE_NAMES, composed_operator
 from opgen.spec.lowering.compose import Call, Expression, ListOf, Literal, Name, Output, TupleOf
 from opgen.spec.lowering.model import BodyKind, Lowering, LoweringSpec, Promotion
-from opgen.spec.lowering.reader import DTYPE_NAMES, composed_operator
 from opgen.spec.types import BaseTy, OptionalType
 from opgen.targets.line_directives import placed_lines
 
@@ -37,7 +37,7 @@ _PROMOTION = {
 }
 
 
-def function_parameters(lowering: Lowering) -> list[Parameter]:
+def function_parameters(lowering: Lowering) -> list[LoweredParameter]:
     """The convention's parameters of a lowering: promoted Tensors are operands, but those
     an in-place or out= variant writes, which are arrays."""
     func = lowering.function.func
@@ -86,7 +86,7 @@ class _Prologue:
             self._reduction()
         return self.lines
 
-    def _argument(self, p: Parameter) -> None:
+    def _argument(self, p: LoweredParameter) -> None:
         base = p.type.base_ty
         if base is BaseTy.Generator:
             self.lines.append(f"check_generator(op, {p.name}.has_value());")
@@ -108,7 +108,7 @@ class _Prologue:
         self.lines += [f"const auto {name} = promote({name}_arg);" for name in promoted]
         if "alpha" in self.rebound:
             self.lines.append("check_alpha(op, promote.compute, alpha_arg);")
-            self.lines.append("const auto alpha = promote(alpha_arg);")
+            self.lines.append("const Alpha alpha{alpha_arg, promote.compute};")
 
     def _reduction(self) -> None:
         names = {p.name for p in self.params}
@@ -142,7 +142,7 @@ class _Prologue:
         return finish
 
 
-def _sized(p: Parameter) -> bool:
+def _sized(p: LoweredParameter) -> bool:
     return p.size is not None and p.size > 1 and not isinstance(p.type, OptionalType)
 
 
@@ -193,7 +193,7 @@ class _Composer:
         self.lowering = lowering
         self.spec = spec
 
-    def render(self, expression: Expression, target: Parameter | None) -> str:
+    def render(self, expression: Expression, target: LoweredParameter | None) -> str:
         if isinstance(expression, Name):
             if expression.text in DTYPE_NAMES and expression.text not in self._own():
                 return f"mlx::core::{expression.text}"
@@ -232,7 +232,7 @@ class _Composer:
         return {a.name for a in self.lowering.function.func.arguments.flat_all}
 
 
-def _literal(literal: Literal, target: Parameter | None) -> str:
+def _literal(literal: Literal, target: LoweredParameter | None) -> str:
     if literal.kind == "none":
         return "std::nullopt"
     if literal.kind == "bool":

@@ -26,9 +26,9 @@ import mlx.core  # registers MLX's types, which the extension's functions take
 
 from . import _ops
 from ._operators import OPERATORS
-from ._runtime import Program, call, load, to_mlx
+from ._runtime import MlxProgram, call, load, to_mlx
 
-__all__ = ["OPERATORS", "Program", "call", "load", "to_mlx"]
+__all__ = ["OPERATORS", "MlxProgram", "call", "load", "to_mlx"]
 '''
 
 
@@ -74,7 +74,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from . import _ops as _ops
-from ._runtime import Program as Program
+from ._runtime import MlxProgram as MlxProgram
 from ._runtime import call as call
 from ._runtime import load as load
 from ._runtime import to_mlx as to_mlx

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from opgen.api.aten_mlx import (
-    Parameter,
+    LoweredParameter,
     cpp_name,
     nanobind_default,
     python_name,
@@ -20,6 +20,7 @@ from opgen.api.aten_mlx import (
     stub_signature,
 )
 from opgen.api.cpp_literals import cpp_string
+from opgen.output import shard_index
 from opgen.spec.lowering.model import Lowering, LoweringSpec
 from opgen.targets.aten_mlx.functions import declaration, function_definition, function_parameters
 from opgen.targets.line_directives import resolve_line_restores
@@ -33,10 +34,13 @@ def shard_file(index: int) -> str:
 
 
 def shards(spec: LoweringSpec, count: int) -> list[tuple[Lowering, ...]]:
-    """The lowerings in `count` runs of about equal length, in spec order."""
-    lowerings = spec.lowerings
-    size = -(-len(lowerings) // count) if lowerings else 0
-    return [tuple(lowerings[i * size : (i + 1) * size]) for i in range(count)]
+    """The lowerings spread over `count` shards by their operator's base name (every
+    overload of an operator in one), in spec order within each: adding an operator
+    changes one shard, so a build recompiles one file."""
+    found: list[list[Lowering]] = [[] for _ in range(count)]
+    for lowering in spec.lowerings:
+        found[shard_index(lowering.function.func.name.name.base, count)].append(lowering)
+    return [tuple(group) for group in found]
 
 
 def declarations_header(spec: LoweringSpec, generated: str) -> str:
@@ -97,7 +101,7 @@ def binding(lowering: Lowering) -> list[str]:
     return lines
 
 
-def _argument(p: Parameter) -> str:
+def _argument(p: LoweredParameter) -> str:
     text = f"nb::arg({cpp_string(p.name)})"
     if p.type.is_nullable():
         text += ".none()"

@@ -34,5 +34,6 @@ TARGET = LazyTarget(
     ),
     add_arguments=add_arguments,
     options=options_from,
-    generator="opgen.targets.autograd.annotated_fn_args:generate",
+    reader="opgen.targets.autograd.annotated_fn_args:read",
+    emitter="opgen.targets.autograd.annotated_fn_args:emit",
 )

@@ -14,10 +14,10 @@ where the operator first appears in the spec.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 
 from opgen.api import python
+from opgen.frozen import frozen
 from opgen.output import OutputSet, TemplateDir
 from opgen.python_bindings import bound
 from opgen.releases import Release
@@ -25,9 +25,13 @@ from opgen.spec.arguments import Argument
 from opgen.spec.model import LoadOptions, Spec, load_spec
 from opgen.spec.native import NativeFunction
 from opgen.spec.schema import BaseOperatorName
-from opgen.targets.autograd_dir import AutogradDirOptions
+from opgen.targets.autograd_dir import AutogradDirOptions, notices
 from opgen.targets.contract import Generated
+from opgen.targets.emitters import Emitted, Emitter, run_emitters
 from opgen.template import Template
+
+# The name of the one set of files, as the emitter hands it back.
+OUT = "out"
 
 # What the file's generated comment (unused by its template) names as the generator.
 ANNOTATED_FN_ARGS_GENERATOR = "torchgen/packaged/autograd/gen_annotated_fn_args.py"
@@ -87,29 +91,56 @@ def annotated_lines(spec: Spec, release: Release) -> list[str]:
     return lines
 
 
-def annotated_fn_args_outputs(
-    spec: Spec,
-    out: str,
-    autograd_dir: str,
-    release: Release,
-    generator: str = ANNOTATED_FN_ARGS_GENERATOR,
-) -> OutputSet:
-    """`annotated_fn_args.py` under `out`, from the template in `autograd_dir`/templates."""
-    templates = TemplateDir(os.path.join(autograd_dir, "templates"), Template.from_file)
-    outputs = OutputSet(out, templates, generator=generator)
+@frozen(eq=False)
+class AnnotatedFnArgs:
+    """What `annotated_fn_args.py` is made from, and where it goes."""
+
+    release: Release
+    spec: Spec
+    out: str  # the directory the file goes into
+    templates: TemplateDir  # AUTOGRAD_DIR/templates
+    generator: str  # what the (unused) generated comment names
+
+
+def read(options: AutogradDirOptions, *, spec: Spec | None = None) -> AnnotatedFnArgs:
+    """The model of the inputs the options name; raises SpecError. A caller that has
+    read the spec already (`opgen generate-code`) hands it in."""
+    if spec is None:
+        spec = load_spec(
+            options.native_yaml, options.tags_yaml, LoadOptions(release=options.release)
+        )
+    return AnnotatedFnArgs(
+        options.release,
+        spec,
+        options.out,
+        TemplateDir(options.template_dir, Template.from_file),
+        options.generator or ANNOTATED_FN_ARGS_GENERATOR,
+    )
+
+
+def emit_annotated_fn_args(model: AnnotatedFnArgs) -> Emitted:
+    """`annotated_fn_args.py`, its lines computed when it renders."""
+    out = OutputSet(model.out, model.templates, generator=model.generator)
 
     def env() -> dict[str, object]:
-        return {"annotated_args": ["    " + line for line in annotated_lines(spec, release)]}
+        lines = annotated_lines(model.spec, model.release)
+        return {"annotated_args": ["    " + line for line in lines]}
 
-    outputs.add_template("annotated_fn_args.py", env, template="annotated_fn_args.py.in")
-    return outputs
+    out.add_template("annotated_fn_args.py", env, template="annotated_fn_args.py.in")
+    return Emitted({OUT: out})
 
 
-def generate(options: AutogradDirOptions) -> Generated:
-    """`opgen annotated-fn-args`: the file the options describe; raises SpecError."""
-    spec = load_spec(
-        options.native_yaml, options.tags_yaml, LoadOptions(release=options.run.release)
+EMITTERS: tuple[Emitter[AnnotatedFnArgs], ...] = (emit_annotated_fn_args,)
+
+
+def emit(model: AnnotatedFnArgs, options: AutogradDirOptions) -> Generated:
+    """`opgen annotated-fn-args`: the one file, which `-o` does not list (the command
+    has no `-o`)."""
+    out = OutputSet(model.out, model.templates, generator=model.generator)
+    emitted = run_emitters(model, EMITTERS, {OUT: out})
+    return Generated(
+        (out,),
+        notes=emitted.notes,
+        warnings=emitted.warnings,
+        notices=notices(options.release_notice),
     )
-    release = options.run.release
-    outputs = annotated_fn_args_outputs(spec, options.out, options.autograd_dir, release)
-    return Generated((outputs,), model=spec)

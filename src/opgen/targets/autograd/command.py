@@ -57,5 +57,6 @@ TARGET = LazyTarget(
     ),
     add_arguments=add_arguments,
     options=options_from,
-    generator="opgen.targets.autograd.generate:generate",
+    reader="opgen.targets.autograd.generate:read",
+    emitter="opgen.targets.autograd.generate:emit",
 )

@@ -36,28 +36,32 @@ from opgen.autograd.backward_nodes import (
 )
 from opgen.autograd.model import Derivative, uses_single_grad
 from opgen.cached import cached
+from opgen.output import OutputSet
 from opgen.spec.arguments import Argument
-from opgen.targets.autograd.run import AutogradRun
+from opgen.targets.autograd.run import AutogradRun, emitted
+from opgen.targets.emitters import Emitted
 
 
-def emit_functions(run: AutogradRun) -> None:
-    nodes = _Nodes(run)
+def emit_functions(run: AutogradRun) -> Emitted:
+    out = run.output_set()
+    nodes = _Nodes(run, out)
     for name in _FILES:
-        run.outputs.add(name, partial(nodes.render, name), family=nodes)
+        out.add(name, partial(nodes.render, name), family=nodes)
+    return emitted(out)
 
 
 class _Nodes:
     """The run's backward nodes, derived when the first of the two files renders."""
 
-    def __init__(self, run: AutogradRun) -> None:
+    def __init__(self, run: AutogradRun, out: OutputSet) -> None:
         self._run = run
+        self._out = out
 
     @cached
     def nodes(self) -> list[BackwardNode]:
         run = self._run
-        release = run.options.run.release
         infos = infos_with_derivatives(run.derivatives, run.fns)
-        return [backward_node(info, release) for info in infos]
+        return [backward_node(info, run.release) for info in infos]
 
     def render(self, name: str) -> str:
         key, text = _FILES[name]
@@ -65,7 +69,7 @@ class _Nodes:
             "generated_comment": f"@generated from {self._run.template_comment_dir}/{name}",
             key: [text(node) for node in self.nodes],
         }
-        return self._run.outputs.render(name, env)
+        return self._out.render(name, env)
 
 
 def _block(indent: str, lines: Iterable[str]) -> str:

@@ -48,7 +48,7 @@ from opgen.autograd.views import (
 )
 from opgen.diagnostics import SpecError
 from opgen.spec.native import NativeFunction
-from opgen.targets.autograd.run import AutogradRun
+from opgen.targets.autograd.run import AutogradRun, emitted
 from opgen.targets.autograd.view_funcs import VIEW_IDX, view_func_name
 from opgen.targets.autograd.wrappers import (
     TMP_VAR,
@@ -61,6 +61,7 @@ from opgen.targets.autograd.wrappers import (
     wrapper_formals,
     wrapper_registration,
 )
+from opgen.targets.emitters import Emitted
 
 # The types of view arguments a replay can capture by value (array refs are
 # copied into vectors first, optional ints replaced by their value or 0).
@@ -261,9 +262,10 @@ def kernel_env(
     }
 
 
-def emit_inplace_or_view(run: AutogradRun) -> None:
+def emit_inplace_or_view(run: AutogradRun) -> Emitted:
     template = "ADInplaceOrViewType.cpp"
-    run.outputs.add_sharded(
+    out = run.output_set()
+    out.add_sharded(
         template,
         [fn for fn in run.fns if use_derived(fn)],
         key=lambda fn: fn.func.root_name,
@@ -272,3 +274,4 @@ def emit_inplace_or_view(run: AutogradRun) -> None:
         sharded_keys=SHARDED_KEYS,
         base_env={"generated_comment": f"@generated from {run.template_comment_dir}/{template}"},
     )
+    return emitted(out)

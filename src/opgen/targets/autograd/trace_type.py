@@ -28,7 +28,7 @@ from opgen.api.signatures import FunctionSignatures
 from opgen.autograd.tracing import should_trace
 from opgen.spec.keys import SchemaKind
 from opgen.spec.native import NativeFunction
-from opgen.targets.autograd.run import AutogradRun
+from opgen.targets.autograd.run import AutogradRun, emitted
 from opgen.targets.autograd.wrappers import (
     MANUAL_TRACER,
     autograd_shards,
@@ -39,6 +39,7 @@ from opgen.targets.autograd.wrappers import (
     wrapper_formals,
     wrapper_registration,
 )
+from opgen.targets.emitters import Emitted
 from opgen.template import Template
 
 # Operators recorded under another name: `zero_` and `fill_` have no out-of-place form.
@@ -231,7 +232,7 @@ def trace_kernel(f: NativeFunction, sigs: FunctionSignatures) -> str:
     return method_definition(dispatcher.returns_text, type_wrapper_name(f), formals, body)
 
 
-def emit_trace_type(run: AutogradRun) -> None:
+def emit_trace_type(run: AutogradRun) -> Emitted:
     """`TraceType_0.cpp` ... `TraceType_9.cpp` (`_4` before torch 2.13) and
     `TraceTypeEverything.cpp`."""
 
@@ -244,16 +245,18 @@ def emit_trace_type(run: AutogradRun) -> None:
             ],
         }
 
-    run.outputs.add_sharded(
+    out = run.output_set()
+    out.add_sharded(
         "TraceType.cpp",
         [f for f in run.spec.functions if cpp.name(f.func) not in MANUAL_TRACER],
         key=_root_name,
         env=env,
-        num_shards=autograd_shards(run.options.run.release),
+        num_shards=autograd_shards(run.release),
         sharded_keys=("ops_headers", "trace_method_definitions", "trace_wrapper_registrations"),
         base_env={"generated_comment": f"@generated from {run.template_comment_dir}/TraceType.cpp"},
         weight=1,  # the second largest family, after VariableType's
     )
+    return emitted(out)
 
 
 def _root_name(f: NativeFunction) -> str:

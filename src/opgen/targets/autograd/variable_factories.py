@@ -19,7 +19,8 @@ from opgen.api.cpp import CppSignature, CppSignatureGroup
 from opgen.spec.arguments import TensorOptionsArguments
 from opgen.spec.keys import Variant
 from opgen.spec.native import NativeFunction
-from opgen.targets.autograd.run import AutogradRun
+from opgen.targets.autograd.run import AutogradRun, emitted
+from opgen.targets.emitters import Emitted
 
 # A type spelled `std::optional<...>` (nothing before it): the qualification
 # applies to what it holds.
@@ -92,7 +93,7 @@ def _cpp_group(run: AutogradRun, f: NativeFunction) -> CppSignatureGroup:
     )
 
 
-def emit_variable_factories(run: AutogradRun) -> None:
+def emit_variable_factories(run: AutogradRun) -> Emitted:
     """`variable_factories.h`."""
 
     def env() -> dict[str, object]:
@@ -105,4 +106,6 @@ def emit_variable_factories(run: AutogradRun) -> None:
             "function_definitions": [factory_wrappers(_cpp_group(run, f)) for f in factories],
         }
 
-    run.outputs.add_template("variable_factories.h", env)
+    out = run.output_set()
+    out.add_template("variable_factories.h", env)
+    return emitted(out)

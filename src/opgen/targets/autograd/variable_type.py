@@ -34,6 +34,7 @@ from opgen.autograd.model import (
 )
 from opgen.autograd.views import get_base_name
 from opgen.diagnostics import SpecError
+from opgen.output import OutputSet
 from opgen.releases import Release
 from opgen.targets.autograd.autograd_kernel import VariableTypeKernel
 from opgen.targets.autograd.debug_checks import (
@@ -42,7 +43,7 @@ from opgen.targets.autograd.debug_checks import (
     DONT_ENFORCE_TENSOR_IMPL_USE_COUNT,
 )
 from opgen.targets.autograd.kernel_lists import DONT_REQUIRE_DERIVATIVE, RESET_GRAD_ACCUMULATOR
-from opgen.targets.autograd.run import AutogradRun
+from opgen.targets.autograd.run import AutogradRun, emitted
 from opgen.targets.autograd.variable_type_body import emit_body
 from opgen.targets.autograd.wrappers import (
     MANUAL_AUTOGRAD_AND_TRACER,
@@ -55,6 +56,7 @@ from opgen.targets.autograd.wrappers import (
     wrapper_formals,
     wrapper_registration,
 )
+from opgen.targets.emitters import Emitted
 from opgen.template import Template
 
 _TEMPLATE = "VariableType.cpp"
@@ -63,17 +65,18 @@ _TEMPLATE = "VariableType.cpp"
 Fragments = Mapping[str, Sequence[str]]
 
 
-def emit_variable_type(run: AutogradRun) -> None:
-    run.outputs.add_template(
+def emit_variable_type(run: AutogradRun) -> Emitted:
+    out = run.output_set()
+    out.add_template(
         "VariableType.h",
         {"generated_comment": f"@generated from {run.template_comment_dir}/VariableType.h"},
     )
-    intermediate = _Intermediate(run)
-    run.outputs.add(f"templates/{_TEMPLATE}", intermediate.text, family=intermediate)
+    intermediate = _Intermediate(out, run.derivatives.used_dispatch_keys)
+    out.add(f"templates/{_TEMPLATE}", intermediate.text, family=intermediate)
     keys = sorted(run.derivatives.used_dispatch_keys)
     signatures = run.signatures
-    release = run.options.run.release
-    run.outputs.add_sharded(
+    release = run.release
+    out.add_sharded(
         _TEMPLATE,
         [fn for fn in run.fns if use_derived(fn)],
         key=lambda fn: cpp.name(fn.func.func),
@@ -89,6 +92,7 @@ def emit_variable_type(run: AutogradRun) -> None:
         family=intermediate,
         weight=2,  # the largest family by far (about half the rendering): started first
     )
+    return emitted(out)
 
 
 def _placeholders(kind: str, key: str) -> str:
@@ -180,13 +184,13 @@ class _Intermediate:
     """The per-key VariableType.cpp template, rendered on first use and kept: it is
     written as a file, and the shards are rendered from it."""
 
-    def __init__(self, run: AutogradRun) -> None:
-        self._run = run
+    def __init__(self, out: OutputSet, used_keys: frozenset[str]) -> None:
+        self._out = out
+        self._used_keys = used_keys
 
     @functools.cached_property
     def _text(self) -> str:
-        env = intermediate_env(self._run.derivatives.used_dispatch_keys)
-        return self._run.outputs.render(_TEMPLATE, env)
+        return self._out.render(_TEMPLATE, intermediate_env(self._used_keys))
 
     @functools.cached_property
     def _template(self) -> Template:

@@ -30,11 +30,13 @@ from opgen.autograd.model import NativeFunctionWithDifferentiabilityInfo
 from opgen.autograd.views import get_view_info, modifies_arguments
 from opgen.cached import cached
 from opgen.frozen import frozen
+from opgen.output import OutputSet
 from opgen.spec.arguments import Argument
 from opgen.spec.native import NativeFunction
 from opgen.spec.types import OptionalType, Type
-from opgen.targets.autograd.run import AutogradRun
+from opgen.targets.autograd.run import AutogradRun, emitted
 from opgen.targets.autograd.wrappers import extract_bindings, use_derived
+from opgen.targets.emitters import Emitted
 from opgen.template import indented
 
 GENERATED_NAMESPACE = "torch::autograd::generated::"
@@ -283,6 +285,7 @@ class ViewFuncFiles:
     """Both files' classes, derived once, when the first of the two renders."""
 
     run: AutogradRun
+    out: OutputSet  # the set the files are in, whose templates they are rendered from
 
     @cached
     def classes(self) -> tuple[ViewFuncClass, ...]:
@@ -291,7 +294,7 @@ class ViewFuncFiles:
     def render(self, template: str, key: str, text: Callable[[ViewFuncClass], str]) -> str:
         """`template` with `key` holding each class's `text`."""
         classes = self.classes
-        return self.run.outputs.render(
+        return self.out.render(
             template,
             {
                 "generated_comment": f"@generated from {self.run.template_comment_dir}/{template}",
@@ -301,13 +304,15 @@ class ViewFuncFiles:
         )
 
 
-def emit_view_funcs(run: AutogradRun) -> None:
-    files = ViewFuncFiles(run)
+def emit_view_funcs(run: AutogradRun) -> Emitted:
+    out = run.output_set()
+    files = ViewFuncFiles(run, out)
     header = partial(
         files.render, "ViewFuncs.h", "view_func_declarations", ViewFuncClass.declaration
     )
     source = partial(
         files.render, "ViewFuncs.cpp", "view_func_definitions", ViewFuncClass.definition
     )
-    run.outputs.add("ViewFuncs.h", header, family=files)
-    run.outputs.add("ViewFuncs.cpp", source, family=files)
+    out.add("ViewFuncs.h", header, family=files)
+    out.add("ViewFuncs.cpp", source, family=files)
+    return emitted(out)

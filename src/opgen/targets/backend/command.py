@@ -71,15 +71,12 @@ def backend_options(args: argparse.Namespace) -> BackendOptions:
     release = choose_release(args.torch_version, [source, args.source_yaml])
     return BackendOptions(
         source_yaml=args.source_yaml,
-        run=RunOptions(
-            args.output_dir,
-            dry_run=args.dry_run,
-            release=release.release,
-            release_notice=release.notice,
-        ),
+        run=RunOptions(args.output_dir, dry_run=args.dry_run),
         impl_path=args.impl_path,
         source_path=args.source_path,
         jobs=default_jobs() if args.jobs is None else args.jobs,
+        release=release.release,
+        release_notice=release.notice,
     )
 
 
@@ -93,5 +90,6 @@ TARGET = LazyTarget(
     ),
     add_arguments=add_arguments,
     options=backend_options,
-    generator="opgen.targets.backend.generate:generate",
+    reader="opgen.targets.backend.generate:read",
+    emitter="opgen.targets.backend.generate:emit",
 )

@@ -33,11 +33,13 @@ from opgen.api.signatures import SignatureSet
 from opgen.api.translate import call_arguments
 from opgen.cached import cached
 from opgen.frozen import field, frozen
-from opgen.output import OutputSet
+from opgen.output import OutputSet, TemplateDir
+from opgen.releases import Release
 from opgen.spec.backend import BackendIndex, BackendMetadata
 from opgen.spec.external_backend import ExternalBackend
 from opgen.spec.groups import NativeFunctionsGroup
 from opgen.spec.keys import DispatchKey, SchemaKind
+from opgen.spec.model import Spec
 from opgen.spec.native import NativeFunction
 from opgen.spec.schema import OperatorName
 from opgen.targets.dispatch_registration import (
@@ -47,6 +49,7 @@ from opgen.targets.dispatch_registration import (
     dispatch_helpers,
     namespace_lines,
 )
+from opgen.targets.emitters import Emitted, Emitter
 from opgen.template import Template
 
 Item = NativeFunction | NativeFunctionsGroup
@@ -130,14 +133,32 @@ def members(item: Item) -> Iterable[NativeFunction]:
     return item.functions() if isinstance(item, NativeFunctionsGroup) else (item,)
 
 
-def add_native_functions_header(
-    out: OutputSet,
-    backend: ExternalBackend,
-    kernel_class: str,
-    texts: Mapping[DispatchKey, KeyTexts],
-    *,
-    backend_name: str = "",
-) -> None:
+# The name of the one output set of `opgen backend` and `opgen lazy`.
+OUTPUT = "output"
+
+
+@frozen(eq=False)
+class BackendModel:
+    """What `opgen backend` emits, and `opgen lazy` with its own files: the backend YAML
+    read against the spec, and each dispatch key's texts, merged from the parts."""
+
+    backend: ExternalBackend  # the YAML's settings (read against the spec, or a part of it)
+    texts: Mapping[DispatchKey, KeyTexts]  # each key's, merged; empty without kernels
+    kernel_class: str  # the class the kernels are static members of
+    style: RegistrationStyle  # how the files include and register
+    templates: TemplateDir  # the ATen directory's templates
+    generator: str  # the script the files' generated comments name
+    release: Release
+    specs: tuple[Spec, ...]  # the specs read in this process: kept alive with the model
+
+    def output_set(self) -> OutputSet:
+        """A fresh set of files under the output directory, over the templates."""
+        return OutputSet(self.style.output_dir, self.templates, generator=self.generator)
+
+
+def emit_native_functions_header(model: BackendModel) -> Emitted:
+    """`<Key>NativeFunctions.h`: the kernel class."""
+    backend, texts = model.backend, model.texts
     assert backend.backend_key is not None, "only a backend with kernels gets files"
     declarations: list[str] = []
     for key in (backend.backend_key, backend.autograd_key):
@@ -147,15 +168,17 @@ def add_native_functions_header(
     env = {
         "generated_comment": _HEADER_COMMENT,
         "namespace_prologue": prologue,
-        "class_name": kernel_class,
+        "class_name": model.kernel_class,
         "namespace_epilogue": epilogue,
         "dispatch_declarations": declarations,
-        "BackendName": backend_name,
+        "BackendName": model.style.backend_name,
         "DispatchKey": backend.backend_key,
     }
+    out = model.output_set()
     out.add_template(
         f"{backend.backend_key}NativeFunctions.h", env, template="DispatchKeyNativeFunctions.h"
     )
+    return Emitted({OUTPUT: out})
 
 
 def _declarations(run: BackendRun, index: BackendIndex) -> frozenset[str]:
@@ -181,20 +204,22 @@ def _wrappers(run: BackendRun, key: DispatchKey) -> tuple[Wrapper, ...]:
     return tuple(found)
 
 
-def add_registrations(
-    out: OutputSet,
-    backend: ExternalBackend,
-    texts: Mapping[DispatchKey, KeyTexts],
-    style: RegistrationStyle,
-) -> None:
+def emit_registrations(model: BackendModel) -> Emitted:
     """`Register<Key>.cpp` for the backend key and, if it has kernels, its autograd key."""
+    backend = model.backend
+    out = model.output_set()
     for key in (backend.backend_key, backend.autograd_key):
         if key is not None:
             out.add_template(
                 f"Register{key}.cpp",
-                _RegistrationEnv(backend, texts[key], style, key, out),
+                _RegistrationEnv(backend, model.texts[key], model.style, key, out),
                 template="RegisterDispatchKey.cpp",
             )
+    return Emitted({OUTPUT: out})
+
+
+# `opgen backend`'s files, in the order it lists them.
+EMITTERS: tuple[Emitter[BackendModel], ...] = (emit_native_functions_header, emit_registrations)
 
 
 @frozen(eq=False)

@@ -1,9 +1,11 @@
-"""`opgen backend`'s generation: the backend YAML read against the spec, and its files.
+"""`opgen backend`'s run: `read` the backend YAML against the spec, `emit` its files.
 
 The spec and templates come from `--source-path` or, as upstream reads the spec it
 ships, from the installed torchgen's packaged ATen (found without importing it).
 `in_parts` reads the spec and does a target's work on it, part by part in
-parallel where it can; `opgen lazy` shares it, and writes these files and more.
+parallel where it can: `read` makes each part's texts there, and the model holds them
+merged (`files.BackendModel`), which the emitters (`files.EMITTERS`) fill templates
+with. `opgen lazy` shares it, and writes these files and more.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from typing import TYPE_CHECKING, Generic, TypeVar
 from opgen.diagnostics import SpecError
 from opgen.forked import ForkedFailure, run_forked
 from opgen.frozen import frozen, replace
-from opgen.output import OutputSet, TemplateDir
+from opgen.output import TemplateDir
 from opgen.spec.external_backend import ExternalBackend, listed_operators, read_external_backend
 from opgen.spec.model import LoadOptions, Spec, empty_spec, load_spec
 from opgen.spec.partial import family_parts
@@ -26,7 +28,7 @@ from opgen.targets.contract import Generated
 from opgen.template import Template
 
 if TYPE_CHECKING:
-    from opgen.targets.backend.files import KeyTexts
+    from opgen.targets.backend.files import BackendModel, KeyTexts
 
 R = TypeVar("R")
 
@@ -81,7 +83,7 @@ def in_parts(options: BackendOptions, work: Callable[[Spec, ExternalBackend], R]
         os.path.join(aten, "native", "native_functions.yaml"),
         os.path.join(aten, "native", "tags.yaml"),
     )
-    read = LoadOptions(release=options.run.release, group_views=False)
+    read = LoadOptions(release=options.release, group_views=False)
     doc = load_yaml(options.source_yaml)
     backend_name, names = listed_operators(doc)
     text = read_text(native)
@@ -137,37 +139,48 @@ def _may_have_kernels(native_text: str, backend: str) -> bool:
     return False
 
 
-def output_set(output_dir: str, aten: str, generator: str) -> OutputSet:
-    templates = TemplateDir(os.path.join(aten, "templates"), Template.from_file)
-    return OutputSet(output_dir, templates, generator=generator)
+def templates(aten: str) -> TemplateDir:
+    """The ATen directory's templates, each compiled once for the run."""
+    return TemplateDir(os.path.join(aten, "templates"), Template.from_file)
 
 
-def generate(options: BackendOptions) -> Generated:
-    """The kernel class header and the registrations; nothing if the YAML lists no kernels."""
+def read(options: BackendOptions) -> BackendModel:
+    """The backend YAML read against the spec, and the texts of its kernel class and
+    registrations; raises SpecError for bad input."""
     # What the parts use, imported before they fork.
-    from opgen.targets.backend.files import (
-        RegistrationStyle,
-        add_native_functions_header,
-        add_registrations,
-        merged_key_texts,
-    )
+    from opgen.targets.backend.files import BackendModel, RegistrationStyle, merged_key_texts
 
     if options.impl_path is not None:
         import opgen.targets.backend.kernel_check  # noqa: F401
 
-    parts = in_parts(options, partial(_texts, options))
+    parts = in_parts(options, partial(_texts, options.impl_path))
     backend = parts.backend
-    if backend.backend_key is None:  # nothing listed: upstream writes nothing
-        return Generated((), model=parts.models)
-    texts = merged_key_texts(parts.results)
-    output_dir = options.run.output_dir
-    files = output_set(output_dir, parts.aten, GENERATOR)
-    add_native_functions_header(files, backend, backend.kernel_class, texts)
-    add_registrations(files, backend, texts, RegistrationStyle(output_dir))
-    return Generated((files,), model=parts.models, render_in_one_process=True)
+    listed = backend.backend_key is not None  # else upstream writes nothing
+    return BackendModel(
+        backend,
+        merged_key_texts(parts.results) if listed else {},
+        backend.kernel_class if listed else "",
+        RegistrationStyle(options.run.output_dir),
+        templates(parts.aten),
+        GENERATOR,
+        options.release,
+        tuple(parts.models),
+    )
 
 
-def _texts(options: BackendOptions, spec: Spec, backend: ExternalBackend) -> dict[str, KeyTexts]:
+def emit(model: BackendModel, options: BackendOptions) -> Generated:
+    """The kernel class header and the registrations; nothing if the YAML lists no kernels."""
+    from opgen.targets.backend.files import EMITTERS, OUTPUT
+    from opgen.targets.emitters import run_emitters
+
+    notices = () if options.release_notice is None else (options.release_notice,)
+    if model.backend.backend_key is None:  # nothing listed: upstream writes nothing
+        return Generated((), notices=notices)
+    emitted = run_emitters(model, EMITTERS, {OUTPUT: model.output_set()})
+    return Generated(tuple(emitted.files.values()), notices=notices)
+
+
+def _texts(impl_path: str | None, spec: Spec, backend: ExternalBackend) -> dict[str, KeyTexts]:
     """The texts of one part of the spec (or all of it)."""
     from opgen.api.signatures import SignatureSet
     from opgen.spec.groups import grouped_lines
@@ -179,8 +192,8 @@ def _texts(options: BackendOptions, spec: Spec, backend: ExternalBackend) -> dic
     run = BackendRun(
         backend, backend.kernel_class, spec.functions, spec.grouped, positions, SignatureSet()
     )
-    if options.impl_path is not None:
+    if impl_path is not None:
         from opgen.targets.backend.kernel_check import check_kernel_definitions
 
-        check_kernel_definitions(run, options.impl_path)
+        check_kernel_definitions(run, impl_path)
     return key_texts(run)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from opgen.frozen import frozen
+from opgen.releases import NEWEST, Release
 from opgen.targets.contract import RunOptions
 
 
@@ -15,3 +16,7 @@ class BackendOptions:
     # Processes reading parts of the spec and generating their code (`in_parts`); the
     # output does not depend on it.
     jobs: int = 1
+    # The torch release to generate for (`opgen.releases`), and what to say on stderr about
+    # how it was chosen (`opgen.targets.torch_version`).
+    release: Release = NEWEST
+    release_notice: str | None = None

@@ -9,9 +9,10 @@ conventions are `opgen.api.executorch` (ExecuTorch's types and signatures) and
 `opgen.api.executorch_unboxing` (arguments taken off the runtime's stack).
 
 command           the flags (upstream's) and the `TARGET`
-options           ExecutorchOptions: the flags as given, the usage errors
-run               ExecutorchRun: the selected operators, their kernels, the output set
-generate          `generate(options)`: the emitters, headers then sources
+options           ExecutorchOptions: the flags as given, the usage errors; ExecutorchPart
+run               ExecutorchRun, the model (the selected operators, their kernels and
+                  signatures), and `read`
+generate          the emitters, headers then sources (`EMITTERS`), and `emit`
 functions_header  Functions.h: each operator's inline call of its kernel
 native_headers    NativeFunctions.h and CustomOpsNativeFunctions.h: the kernels' declarations
 unboxed_kernels   RegisterCodegenUnboxedKernels*.cpp (or RegisterKernels*.cpp and .h)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 
 from opgen.targets.contract import LazyTarget, RunOptions, UsageError
-from opgen.targets.executorch.options import ExecutorchOptions, Generate
+from opgen.targets.executorch.options import ExecutorchOptions, ExecutorchPart
 from opgen.targets.torch_version import choose_release
 
 _DEFAULTS = ExecutorchOptions()
@@ -91,8 +91,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add(
         "--generate",
         nargs="*",
-        choices=[g.value for g in Generate],
-        default=[g.value for g in Generate],
+        choices=[g.value for g in ExecutorchPart],
+        default=[g.value for g in ExecutorchPart],
         help="generate only these parts (default: all)",
     )
     add(
@@ -113,8 +113,6 @@ def options_from(args: argparse.Namespace) -> ExecutorchOptions:
             args.install_dir,
             dry_run=args.dry_run,
             output_dependencies=args.output_dependencies,
-            release=release.release,
-            release_notice=release.notice,
         ),
         source_path=args.source_path,
         functions_yaml_path=args.functions_yaml_path or None,
@@ -127,8 +125,10 @@ def options_from(args: argparse.Namespace) -> ExecutorchOptions:
         rocm=args.rocm,
         use_aten_lib=args.use_aten_lib,
         manual_registration=args.manual_registration,
-        generate=frozenset(Generate(g) for g in args.generate),
+        generate=frozenset(ExecutorchPart(g) for g in args.generate),
         add_exception_boundary=args.add_exception_boundary,
+        release=release.release,
+        release_notice=release.notice,
     )
     problems = options.usage_errors()
     if problems:
@@ -147,5 +147,6 @@ TARGET = LazyTarget(
     ),
     add_arguments=add_arguments,
     options=options_from,
-    generator="opgen.targets.executorch.generate:generate",
+    reader="opgen.targets.executorch.run:read",
+    emitter="opgen.targets.executorch.generate:emit",
 )

@@ -25,18 +25,20 @@ from opgen.spec.keys import Variant
 from opgen.spec.native import NativeFunction
 from opgen.spec.schema import OperatorName
 from opgen.spec.types import BaseTy, BaseType
-from opgen.targets.executorch.run import ExecutorchRun, group_by_namespace, unsupported
+from opgen.targets.emitters import Emitted
+from opgen.targets.executorch.run import ExecutorchRun, emitted, group_by_namespace, unsupported
 
 KEY = "CPU"  # the only key custom ops are registered for
 
 _TENSOR = BaseType(BaseTy.Tensor)
 
 
-def emit_custom_ops(run: ExecutorchRun) -> None:
+def emit_custom_ops(run: ExecutorchRun) -> Emitted:
     """The three files, for the selected custom ops (if any)."""
     functions = run.custom_ops
+    out = run.output_set()
     if not functions:
-        return
+        return emitted(out)
     kernels = run.single_kernels()
     wrappers = {id(f): _wrapper(run, f) for f in functions}
     definitions = "\n".join(
@@ -58,7 +60,7 @@ def emit_custom_ops(run: ExecutorchRun) -> None:
         "dispatch_namespaced_definitions": "",
         "static_init_dispatch_registrations": registrations,
     }
-    run.out.add_template(
+    out.add_template(
         f"Register{KEY}CustomOps.cpp",
         {
             **common,
@@ -67,7 +69,7 @@ def emit_custom_ops(run: ExecutorchRun) -> None:
         },
         template="RegisterDispatchKeyCustomOps.cpp",
     )
-    run.out.add_template(
+    out.add_template(
         f"Register{KEY}Stub.cpp",
         lambda: {
             **common,
@@ -82,10 +84,11 @@ def emit_custom_ops(run: ExecutorchRun) -> None:
     from opgen.targets.aten.schema_registration import schema_registrations
 
     aten, others = schema_registrations(functions, run.selection)
-    run.out.add_template(
+    out.add_template(
         "RegisterSchema.cpp",
         {"schema_registrations": others, "aten_schema_registrations": aten},
     )
+    return emitted(out)
 
 
 def _registered(

@@ -27,15 +27,17 @@ from opgen.spec.keys import Variant
 from opgen.spec.native import NativeFunction
 from opgen.spec.schema import OperatorName
 from opgen.targets.dispatch_registration import namespace_lines
+from opgen.targets.emitters import Emitted
 from opgen.targets.executorch.run import (
     ExecutorchRun,
+    emitted,
     group_by_namespace,
     operator_name,
     unsupported,
 )
 
 
-def emit_functions_header(run: ExecutorchRun) -> None:
+def emit_functions_header(run: ExecutorchRun) -> Emitted:
     """Functions.h (headers part)."""
     kernels = run.single_kernels()
     if run.options.use_aten_lib:
@@ -51,7 +53,9 @@ def emit_functions_header(run: ExecutorchRun) -> None:
             "Functions_declarations": declarations(run, kernels),
         }
 
-    run.out.add_template("Functions.h", env)
+    out = run.output_set()
+    out.add_template("Functions.h", env)
+    return emitted(out)
 
 
 def declarations(run: ExecutorchRun, kernels: Mapping[OperatorName, BackendMetadata]) -> str:

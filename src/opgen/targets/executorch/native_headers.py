@@ -24,7 +24,8 @@ from opgen.spec.backend import DEFAULT_KERNEL_NAMESPACE, BackendMetadata
 from opgen.spec.native import NativeFunction
 from opgen.spec.schema import OperatorName
 from opgen.targets.dispatch_registration import namespace_lines
-from opgen.targets.executorch.run import ExecutorchRun, unsupported
+from opgen.targets.emitters import Emitted
+from opgen.targets.executorch.run import ExecutorchRun, emitted, unsupported
 
 # Emitted C++ as ExecuTorch's codegen writes it (byte-identical output). The includes.
 HEADERS = [
@@ -36,11 +37,12 @@ ATEN_HEADERS = [*HEADERS, "#include <executorch/codegen/macros.h> // TORCH_API"]
 CUSTOM_OPS_HEADERS = ["#include <ATen/ATen.h>", "#include <torch/torch.h>"]
 
 
-def emit_native_headers(run: ExecutorchRun) -> None:
+def emit_native_headers(run: ExecutorchRun) -> Emitted:
     """NativeFunctions.h, and CustomOpsNativeFunctions.h for a custom-ops YAML (headers part)."""
+    out = run.output_set()
     if run.options.custom_ops_yaml_path is not None:
         kernels = run.single_kernels()
-        run.out.add_template(
+        out.add_template(
             "CustomOpsNativeFunctions.h",
             lambda: {
                 "nativeFunctions_declarations": aten_declarations(run, run.custom_ops, kernels),
@@ -50,19 +52,20 @@ def emit_native_headers(run: ExecutorchRun) -> None:
         )
     if run.options.use_aten_lib:
         kernels = run.single_kernels()
-        run.out.add_template(
+        out.add_template(
             "NativeFunctions.h",
             lambda: {
                 "nativeFunctions_declarations": aten_declarations(run, run.functions, kernels),
                 "headers": ATEN_HEADERS,
             },
         )
-        return
+        return emitted(out)
     by_namespace = executorch_declarations(run)  # checked now, as upstream does
-    run.out.add_template(
+    out.add_template(
         "NativeFunctions.h",
         lambda: {"nativeFunctions_declarations": namespaced(by_namespace), "headers": HEADERS},
     )
+    return emitted(out)
 
 
 def executorch_declarations(run: ExecutorchRun) -> dict[str, list[str]]:

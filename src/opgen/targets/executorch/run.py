@@ -1,4 +1,4 @@
-"""One `opgen executorch` run: the operators and kernels the flags select, and where files go.
+"""One `opgen executorch` run's model (`read`): the operators and kernels the flags select.
 
 The operators are, in order, the functions YAML's (or, with `--use-aten-lib`, every
 operator of the ATen spec, ATen's kernels being the runtime's) and then the custom-ops
@@ -29,7 +29,7 @@ from opgen.cached import cached
 from opgen.diagnostics import Diagnostic, Location, SpecError
 from opgen.frozen import field, frozen
 from opgen.output import OutputSet, TemplateDir
-from opgen.releases import NAMED_DIMENSIONS
+from opgen.releases import NAMED_DIMENSIONS, Release
 from opgen.spec.backend import BackendMetadata
 from opgen.spec.executorch import (
     DEFAULT_KERNEL_KEY,
@@ -46,6 +46,7 @@ from opgen.spec.selection import OperatorSelection
 from opgen.spec.syntax import SchemaError
 from opgen.spec.tags import read_tags
 from opgen.spec.yaml.load import YamlDocument, YamlList, YamlMap, load_yaml, read_text
+from opgen.targets.emitters import Emitted
 from opgen.targets.executorch.options import GENERATOR, ExecutorchOptions
 from opgen.template import Template
 
@@ -54,81 +55,40 @@ from opgen.template import Template
 NAMELESS_KERNEL = BackendMetadata("", False, "")
 
 
+# The name of the run's one set of files (<install-dir>), as emitters hand it back.
+OUT = "out"
+
+
 @frozen(eq=False)
 class ExecutorchRun:
-    """Everything one run's emitters read, and the set they fill."""
+    """Everything one run's emitters read."""
 
     options: ExecutorchOptions
+    release: Release
     selection: OperatorSelection
     functions: tuple[NativeFunction, ...]  # selected: the kernel YAML's, then the custom ops'
     custom_ops: tuple[NativeFunction, ...]  # the selected custom ops
     kernel_index: ETKernelIndex
-    signatures: SignatureSet  # the ATen conventions' (with --use-aten-lib)
-    out: OutputSet
-    warnings: tuple[Diagnostic, ...] = field(default=())
-    # Each function's ExecuTorch signature, by identity (`functions` holds them all).
-    _executorch_signatures: dict[int, ExecutorchCppSignature] = field(
+    # Each function's signatures in ATen's conventions (with --use-aten-lib, and for the
+    # custom ops' PyTorch registrations), derived once when an emitter first asks (a
+    # memo of pure functions: what it holds never changes what it gives).
+    signatures: SignatureSet
+    templates: TemplateDir  # <source-path>/templates
+    warnings: tuple[Diagnostic, ...] = ()  # found while reading the kernel YAMLs
+    # Each function's ExecuTorch signature, by identity, built when the run is read
+    # (without --use-aten-lib: with it, kernels take ATen's): the header, the kernel
+    # declarations and the unboxing all use it.
+    executorch_signatures: Mapping[int, ExecutorchCppSignature] = field(
         default_factory=dict, repr=False
     )
 
     def executorch_signature(self, f: NativeFunction) -> ExecutorchCppSignature:
-        """`f`'s signature in ExecuTorch's convention, built once per run: the header, the
-        kernel declarations and the unboxing all use it."""
-        found = self._executorch_signatures.get(id(f))
-        if found is None:
-            found = ExecutorchCppSignature.from_native_function(f)
-            self._executorch_signatures[id(f)] = found
-        return found
+        """`f`'s signature in ExecuTorch's convention (`f` one of `functions`)."""
+        return self.executorch_signatures[id(f)]
 
-    @staticmethod
-    def start(options: ExecutorchOptions) -> ExecutorchRun:
-        """Read the inputs the flags name; raises SpecError for bad input."""
-        assert options.aten_yaml_path is not None and options.tags_path is not None
-        if options.generate and not options.run.dry_run:
-            _check_template_dir(options.template_dir)
-        selection = OperatorSelection.from_flags(
-            options.op_registration_whitelist, options.op_selection_yaml_path
-        )
-        warnings = list(selection.warnings)
-        release = options.run.release
-        spec: Spec | None = None
-        if options.use_aten_lib:  # the functions YAML is not read: ATen's kernels are
-            spec = load_spec(
-                options.aten_yaml_path, options.tags_path, LoadOptions(release=release)
-            )
-            functions = [f for f in spec.functions if selection.is_native_function_selected(f)]
-            index = ETKernelIndex.from_backend_indices(list(spec.backend_indices.values()))
-        else:
-            functions, index = [], ETKernelIndex({})
-            doc = _document(options.functions_yaml_path, warnings)
-            if doc is not None:
-                parsed, spec = _read_functions_yaml(options, doc)
-                warnings.extend(parsed.warnings)
-                functions, index = _selected(parsed, selection)
-        custom_ops: list[NativeFunction] = []
-        doc = _document(options.custom_ops_yaml_path, warnings)
-        if doc is not None:
-            spec = spec or _tags_only(options)
-            parsed = read_executorch_yaml(
-                doc, spec, ETReadOptions(custom_ops=True, release=release)
-            )
-            warnings.extend(parsed.warnings)
-            custom_ops, custom_index = _selected(parsed, selection)
-            index = ETKernelIndex.merge_indices(index, custom_index)
-        functions = [*functions, *custom_ops]
-        names = {f.func.name for f in functions}
-        index = ETKernelIndex({n: kernels for n, kernels in index.index.items() if n in names})
-        templates = TemplateDir(options.template_dir, Template.from_file)
-        return ExecutorchRun(
-            options=options,
-            selection=selection,
-            functions=tuple(functions),
-            custom_ops=tuple(custom_ops),
-            kernel_index=index,
-            signatures=SignatureSet(),
-            out=OutputSet(options.install_dir, templates, generator=GENERATOR),
-            warnings=tuple(warnings),
-        )
+    def output_set(self) -> OutputSet:
+        """A fresh, empty set of the run's files, for one emitter to fill."""
+        return OutputSet(self.options.install_dir, self.templates, generator=GENERATOR)
 
     @cached
     def _custom_op_ids(self) -> frozenset[int]:
@@ -159,6 +119,63 @@ class ExecutorchRun:
 
     def _location_of(self, name: OperatorName) -> Location | None:
         return next((f.loc for f in self.functions if f.func.name == name), None)
+
+
+def read(options: ExecutorchOptions) -> ExecutorchRun:
+    """The model of the inputs the flags name; raises SpecError for bad input."""
+    assert options.aten_yaml_path is not None and options.tags_path is not None
+    if options.generate and not options.run.dry_run:
+        _check_template_dir(options.template_dir)
+    selection = OperatorSelection.from_flags(
+        options.op_registration_whitelist, options.op_selection_yaml_path
+    )
+    warnings = list(selection.warnings)
+    release = options.release
+    spec: Spec | None = None
+    if options.use_aten_lib:  # the functions YAML is not read: ATen's kernels are
+        spec = load_spec(options.aten_yaml_path, options.tags_path, LoadOptions(release=release))
+        functions = [f for f in spec.functions if selection.is_native_function_selected(f)]
+        index = ETKernelIndex.from_backend_indices(list(spec.backend_indices.values()))
+    else:
+        functions, index = [], ETKernelIndex({})
+        doc = _document(options.functions_yaml_path, warnings)
+        if doc is not None:
+            parsed, spec = _read_functions_yaml(options, doc)
+            warnings.extend(parsed.warnings)
+            functions, index = _selected(parsed, selection)
+    custom_ops: list[NativeFunction] = []
+    doc = _document(options.custom_ops_yaml_path, warnings)
+    if doc is not None:
+        spec = spec or _tags_only(options)
+        parsed = read_executorch_yaml(doc, spec, ETReadOptions(custom_ops=True, release=release))
+        warnings.extend(parsed.warnings)
+        custom_ops, custom_index = _selected(parsed, selection)
+        index = ETKernelIndex.merge_indices(index, custom_index)
+    functions = [*functions, *custom_ops]
+    names = {f.func.name for f in functions}
+    index = ETKernelIndex({n: kernels for n, kernels in index.index.items() if n in names})
+    executorch_signatures = (
+        {}
+        if options.use_aten_lib
+        else {id(f): ExecutorchCppSignature.from_native_function(f) for f in functions}
+    )
+    return ExecutorchRun(
+        options=options,
+        release=release,
+        selection=selection,
+        functions=tuple(functions),
+        custom_ops=tuple(custom_ops),
+        kernel_index=index,
+        signatures=SignatureSet(),
+        templates=TemplateDir(options.template_dir, Template.from_file),
+        warnings=tuple(warnings),
+        executorch_signatures=executorch_signatures,
+    )
+
+
+def emitted(files: OutputSet) -> Emitted:
+    """What an emitter of the run made: its files, in the run's one set."""
+    return Emitted({OUT: files})
 
 
 def _check_template_dir(template_dir: str) -> None:
@@ -198,7 +215,7 @@ def _read_functions_yaml(
     name; against the entries of their families if those cannot be taken alone, and
     against the whole spec after an error, so that the diagnostics are the same either
     way; and the spec it was read against (its tags, at least)."""
-    read_options = ETReadOptions(release=options.run.release)
+    read_options = ETReadOptions(release=options.release)
     names = frozenset(_operator_names(doc))
     try:
         spec = _tags_only(options)
@@ -221,7 +238,7 @@ def _schemas(options: ExecutorchOptions, names: frozenset[str]) -> dict[str, Fun
     schemas do not need them). A SpecError if a schema does not parse."""
     assert options.aten_yaml_path is not None
     written = written_schemas(read_text(options.aten_yaml_path), names)
-    named_dimensions = options.run.release.has(NAMED_DIMENSIONS)
+    named_dimensions = options.release.has(NAMED_DIMENSIONS)
     schemas: dict[str, FunctionSchema] = {}
     for namespace, text in written.values():
         try:
@@ -240,9 +257,7 @@ def _spec(
     options: ExecutorchOptions, only: frozenset[str] | None, view_families: bool = True
 ) -> Spec:
     assert options.aten_yaml_path is not None
-    load = LoadOptions(
-        only_operators=only, view_families=view_families, release=options.run.release
-    )
+    load = LoadOptions(only_operators=only, view_families=view_families, release=options.release)
     return load_spec(options.aten_yaml_path, options.tags_path, load)
 
 

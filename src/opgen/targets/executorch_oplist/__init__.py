@@ -13,5 +13,6 @@ kernel_yaml        the operator names of an ExecuTorch kernel YAML
 selected_operators the selection gen_oplist makes (an `OperatorSelection`), its kernel keys,
                    and `selected_operators.yaml`'s document
 op_variants        `selected_op_variants.h` from a `selected_operators.yaml`
-generate           `generate(options)` and `generate_op_variants(options)`
+generate           each command's run: `read` and `emit`, `read_op_variants` and
+                   `emit_op_variants`
 """

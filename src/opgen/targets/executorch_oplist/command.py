@@ -85,5 +85,6 @@ TARGET = LazyTarget(
     ),
     add_arguments=add_arguments,
     options=oplist_options,
-    generator="opgen.targets.executorch_oplist.generate:generate",
+    reader="opgen.targets.executorch_oplist.generate:read",
+    emitter="opgen.targets.executorch_oplist.generate:emit",
 )

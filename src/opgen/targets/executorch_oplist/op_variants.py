@@ -15,7 +15,7 @@ or keys (a mapping), and so does opgen, with a warning.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from opgen.diagnostics import Diagnostic, Location, SpecError
 from opgen.spec.entry_fields import describe
@@ -100,7 +100,7 @@ def _dtypes(op: str, keys: list[tuple[object, Location]], where: Location) -> li
     return sorted(SCALAR_TYPE_NAMES[n] for n in numbers) if numbers else None
 
 
-def op_variants_header(operators: list[tuple[str, list[str] | None]]) -> str:
+def op_variants_header(operators: Sequence[tuple[str, Sequence[str] | None]]) -> str:
     """The header's text."""
     checks = [
         f'((std::string_view(operator_name).compare("{op.replace("aten::", "")}") == 0)\n'
@@ -117,7 +117,7 @@ def op_variants_header(operators: list[tuple[str, list[str] | None]]) -> str:
     )
 
 
-def _dtype_condition(dtypes: list[str] | None) -> str:
+def _dtype_condition(dtypes: Sequence[str] | None) -> str:
     if dtypes is None:
         return "true"
     return " || ".join(f"scalar_type == executorch::aten::ScalarType::{d}" for d in dtypes)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 
 from opgen.frozen import frozen
+from opgen.releases import NEWEST, Release
 from opgen.targets.contract import RunOptions, UsageError
 
 # The dtype names `--ops_dict` accepts, with their ScalarType numbers: gen_oplist's own
@@ -37,6 +38,7 @@ class OplistOptions:
     # Operator to kernel keys (a dtype already turned into its key; () for the default).
     ops_dict: tuple[tuple[str, tuple[str, ...]], ...] = ()
     include_all_operators: bool = False
+    release: Release = NEWEST  # whose rules the kernel YAML's `func:` schemas are read by
 
 
 @frozen

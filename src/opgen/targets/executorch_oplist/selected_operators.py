@@ -58,7 +58,7 @@ def select_operators(options: OplistOptions) -> OperatorSelection:
             kernels.setdefault(op, set()).update(kernel_key(args) for args in calls)
         source = options.model_file_path
     if options.ops_schema_yaml_path:
-        for op in kernel_yaml_operators(options.ops_schema_yaml_path, options.run.release):
+        for op in kernel_yaml_operators(options.ops_schema_yaml_path, options.release):
             add(op, [DEFAULT_KERNEL])
         source = options.ops_schema_yaml_path
     debug_info = (str(source),)

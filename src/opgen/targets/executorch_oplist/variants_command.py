@@ -51,5 +51,6 @@ TARGET = LazyTarget(
     ),
     add_arguments=add_arguments,
     options=op_variants_options,
-    generator="opgen.targets.executorch_oplist.generate:generate_op_variants",
+    reader="opgen.targets.executorch_oplist.generate:read_op_variants",
+    emitter="opgen.targets.executorch_oplist.generate:emit_op_variants",
 )

@@ -150,8 +150,6 @@ def options_from(args: argparse.Namespace) -> GenerateCodeOptions:
             args.gen_dir,
             jobs=default_jobs() if args.jobs is None else args.jobs,
             dry_run=args.dry_run,
-            release=release.release,
-            release_notice=release.notice,
         ),
         subset=None if args.subset is None else Subset(args.subset),
         disable_autograd=args.disable_autograd,
@@ -159,6 +157,8 @@ def options_from(args: argparse.Namespace) -> GenerateCodeOptions:
         operators_yaml_path=args.operators_yaml_path,
         gen_lazy_ts_backend=args.gen_lazy_ts_backend,
         per_operator_headers=args.per_operator_headers,
+        release=release.release,
+        release_notice=release.notice,
     )
 
 
@@ -173,5 +173,6 @@ TARGET = LazyTarget(
     ),
     add_arguments=add_arguments,
     options=options_from,
-    generator="opgen.targets.generate_code.generate:generate",
+    reader="opgen.targets.generate_code.generate:read",
+    emitter="opgen.targets.generate_code.generate:emit",
 )

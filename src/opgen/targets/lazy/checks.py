@@ -14,10 +14,7 @@ from opgen.api.lazy import LAZY_IR_PROPERTIES
 from opgen.diagnostics import Diagnostic, SpecError
 from opgen.spec.external_backend import ExternalBackend
 from opgen.spec.yaml.load import read_text
-from opgen.targets.backend.files import BackendRun
-from opgen.targets.lazy.files import functions_of
-from opgen.targets.lazy.kernels import shape_inference_declarations
-from opgen.targets.lazy.options import LazyOptions
+from opgen.targets.lazy.plan import LazyPlan
 
 
 def check_properties(backend: ExternalBackend) -> None:
@@ -37,21 +34,21 @@ def check_properties(backend: ExternalBackend) -> None:
         raise SpecError.of(errors)
 
 
-def check_shape_inference_header(run: BackendRun, options: LazyOptions) -> None:
-    header = options.shape_inference_hdr
+def check_shape_inference_header(plan: LazyPlan, header: str) -> None:
+    """SpecError unless the header (`--shape-inference-hdr`) declares every `compute_shape_*`
+    function the planned kernels call."""
     lines = set(read_text(header).split("\n"))
-    where = {op.name: op.location for op in run.backend.full_codegen}
     errors = []
-    for f, index, _ in functions_of(run, where.keys()):
-        for declaration in shape_inference_declarations(f, index, options):
-            if declaration not in lines:
-                errors.append(
-                    Diagnostic(
-                        where[f.func.name],
-                        f"{header} does not declare the shape function the generated kernel of "
-                        f"'{f.func.name}' calls; declare it there, on a line of its own, and "
-                        f"define it: {declaration}",
-                    )
+    for op in plan.operators:
+        declaration = None if op.kernel is None else op.kernel.shape_declaration
+        if declaration is not None and declaration not in lines:
+            errors.append(
+                Diagnostic(
+                    op.location,
+                    f"{header} does not declare the shape function the generated kernel of "
+                    f"'{op.function.func.name}' calls; declare it there, on a line of its own, "
+                    f"and define it: {declaration}",
                 )
+            )
     if errors:
         raise SpecError.of(errors)

@@ -73,5 +73,6 @@ TARGET = LazyTarget(
     ),
     add_arguments=add_arguments,
     options=options_from,
-    generator="opgen.targets.lazy.generate:generate",
+    reader="opgen.targets.lazy.generate:read",
+    emitter="opgen.targets.lazy.generate:emit",
 )

@@ -8,32 +8,27 @@
 - `LazyNonNativeIr.h` (template `LazyNonNativeIr.h`): the node classes of the
   `non_native` entries.
 
-Operators are visited in upstream's order: the grouped spec sorted by the
-name of each item's functional operator, then each item's functions.
+Each part of the spec renders its operators' texts from its plan (`lazy_texts`,
+`opgen.targets.lazy.plan`), in upstream's order; the model (`LazyModel`) holds them
+merged, and the emitters (`EMITTERS`, with `opgen backend`'s) fill the templates.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence, Set
-from functools import partial
+from collections.abc import Sequence
 from operator import itemgetter
 
 from opgen.api.lazy import UnsupportedLazyOperator
 from opgen.diagnostics import Diagnostic, SpecError
 from opgen.frozen import frozen
-from opgen.output import OutputSet
-from opgen.releases import Release
-from opgen.spec.backend import BackendIndex
-from opgen.spec.external_backend import ExternalBackend
-from opgen.spec.native import NativeFunction
-from opgen.spec.schema import OperatorName
-from opgen.targets.backend.files import BackendRun, Position, members
+from opgen.targets.backend import files as backend_files
+from opgen.targets.backend.files import OUTPUT, BackendModel, Position
 from opgen.targets.dispatch_registration import namespace_lines
-from opgen.targets.lazy.kernels import native_function_definitions
-from opgen.targets.lazy.nodes import ir_node_classes, non_native_node
-from opgen.targets.lazy.options import LazyOptions
-
-PerFunction = Callable[[NativeFunction, BackendIndex, LazyOptions], list[str]]
+from opgen.targets.emitters import Emitted, Emitter
+from opgen.targets.lazy.kernels import kernel_definition
+from opgen.targets.lazy.nodes import node_class
+from opgen.targets.lazy.options import KernelStyle, LazyOptions, NodeStyle
+from opgen.targets.lazy.plan import LazyPlan, located
 
 # What the generated kernels call, besides the backend's own headers.
 # Emitted C++ as torchgen writes it (byte-identical output). The includes, in order.
@@ -112,75 +107,73 @@ LazyPartTexts = tuple[list[PositionedText], list[PositionedText], list[str]]
 class LazyTexts:
     """The per-operator texts of the lazy files, in order, computed before any is written."""
 
-    kernels: list[str]  # <Key>NativeFunctions.cpp: the full_codegen operators' kernels
-    nodes: list[str]  # LazyIr.h: the full_codegen and ir_gen operators' node classes
-    non_native: list[str]  # LazyNonNativeIr.h
+    kernels: tuple[str, ...]  # <Key>NativeFunctions.cpp: the full_codegen operators' kernels
+    nodes: tuple[str, ...]  # LazyIr.h: the full_codegen and ir_gen operators' node classes
+    non_native: tuple[str, ...]  # LazyNonNativeIr.h
 
 
 def merged_lazy_texts(parts: Sequence[LazyPartTexts]) -> LazyTexts:
     """The texts of the parts of a spec as one, in the order of their positions."""
     kernels = sorted((k for part in parts for k in part[0]), key=itemgetter(0))
     nodes = sorted((n for part in parts for n in part[1]), key=itemgetter(0))
-    return LazyTexts([t for _, t in kernels], [t for _, t in nodes], parts[0][2])
+    return LazyTexts(tuple(t for _, t in kernels), tuple(t for _, t in nodes), tuple(parts[0][2]))
 
 
-def lazy_texts(run: BackendRun, options: LazyOptions, release: Release) -> LazyPartTexts:
-    """Every operator's texts; a SpecError at the YAML entry of each one lazy IR cannot express."""
-    backend = run.backend
-    generated = {op.name for op in backend.full_codegen}
-    with_ir = generated | {op.name for op in backend.ir_gen}
-    where = {op.name: op.location for op in (*backend.full_codegen, *backend.ir_gen)}
-    errors: list[Diagnostic] = []
-
-    def texts(names: Set[OperatorName], per_function: PerFunction) -> list[PositionedText]:
-        found: list[PositionedText] = []
-        for f, index, position in functions_of(run, names):
+def lazy_texts(plan: LazyPlan, nodes: NodeStyle, kernels: KernelStyle) -> LazyPartTexts:
+    """Every planned operator's texts; a SpecError at the YAML entry of each one whose C++
+    cannot be written (each kernel's, then each node's, then each non_native entry's)."""
+    kernel_errors: list[Diagnostic] = []
+    node_errors: list[Diagnostic] = []
+    kernel_texts: list[PositionedText] = []
+    node_texts: list[PositionedText] = []
+    for op in plan.operators:
+        f = op.function
+        if op.kernel is not None:
             try:
-                found.extend((position, text) for text in per_function(f, index, options))
+                text = kernel_definition(f, plan.index, op.kernel.metadata, op.schema, kernels)
+                kernel_texts.append((op.position, text))
             except UnsupportedLazyOperator as e:
-                message = str(e) if f"'{f.func.name}'" in str(e) else f"'{f.func.name}': {e}"
-                errors.append(Diagnostic(where[f.func.name], message))
-        return found
-
-    kernels = texts(generated, native_function_definitions)
-    nodes = texts(with_ir, partial(ir_node_classes, release=release))
-    non_native = []
-    for node in backend.non_native:
+                kernel_errors.append(located(f, op.location, e))
         try:
-            text = non_native_node(node.func, node.properties, node.opkind, options, release)
-            non_native.append(text)
+            node_texts.append((op.position, node_class(op.schema, nodes)))
         except UnsupportedLazyOperator as e:
-            errors.append(Diagnostic(node.location, str(e)))
+            node_errors.append(located(f, op.location, e))
+    non_native = []
+    non_native_errors = []
+    for node in plan.non_native:
+        try:
+            non_native.append(node_class(node.schema, nodes))
+        except UnsupportedLazyOperator as e:
+            non_native_errors.append(Diagnostic(node.location, str(e)))
+    errors = [*kernel_errors, *node_errors, *non_native_errors]
     if errors:
         raise SpecError.of(errors)
-    return kernels, nodes, non_native
+    return kernel_texts, node_texts, non_native
 
 
-def functions_of(
-    run: BackendRun, names: Set[OperatorName]
-) -> Iterator[tuple[NativeFunction, BackendIndex, Position]]:
-    """The functions named, in upstream's order (see the module doc), with the backend's
-    index and the position of their item."""
-    backend = run.backend
-    assert backend.backend_key is not None, "a lazy backend has kernels"
-    index = backend.indices[backend.backend_key]
-    for item, position in zip(run.items, run.positions, strict=True):
-        for f in members(item):
-            if f.func.name in names:
-                yield f, index, position
+@frozen(eq=False)
+class LazyModel:
+    """What `opgen lazy` emits: `opgen backend`'s model, and the lazy files' texts."""
+
+    backend: BackendModel  # the kernel class header and the registrations
+    texts: LazyTexts
+    options: LazyOptions  # the headers the files include
 
 
-def add_lazy_files(
-    out: OutputSet,
-    backend: ExternalBackend,
-    texts: LazyTexts,
-    options: LazyOptions,
-    output_dir: str,
-) -> None:
-    key = backend.backend_key
-    assert key is not None, "a lazy backend has kernels"
-    prologue, epilogue = namespace_lines(backend.cpp_namespace, max_level=2)
-    namespace = {"namespace_prologue": prologue, "namespace_epilogue": epilogue}
+def emit_native_functions_header(model: LazyModel) -> Emitted:
+    return backend_files.emit_native_functions_header(model.backend)
+
+
+def emit_registrations(model: LazyModel) -> Emitted:
+    return backend_files.emit_registrations(model.backend)
+
+
+def emit_kernels(model: LazyModel) -> Emitted:
+    """`<Key>NativeFunctions.cpp`: the generated kernels."""
+    options, backend = model.options, model.backend
+    key = backend.backend.backend_key
+    output_dir = backend.style.output_dir
+    prologue, epilogue = namespace_lines(backend.backend.cpp_namespace, max_level=2)
     fallback = ["torch/csrc/lazy/ts_backend/ts_eager_fallback.h"]
     backend_headers = [options.tensor_class_hdr, options.shape_inference_hdr]
     generated_headers = [
@@ -188,6 +181,7 @@ def add_lazy_files(
         f"{output_dir}/LazyIr.h",
         *(fallback if options.gen_forced_fallback_code else []),
     ]
+    out = backend.output_set()
     out.add_template(
         f"{key}NativeFunctions.cpp",
         {
@@ -198,27 +192,55 @@ def add_lazy_files(
             ],
             "helper_fns": _TO_META,
             "native_functions_include": "",
-            **namespace,
-            "native_function_definitions": texts.kernels,
+            "namespace_prologue": prologue,
+            "namespace_epilogue": epilogue,
+            "native_function_definitions": list(model.texts.kernels),
         },
         template="DispatchKeyNativeFunctions.cpp",
     )
-    node_base = [f'#include "{options.node_base_hdr}"'] if options.node_base_hdr else []
+    return Emitted({OUTPUT: out})
+
+
+def emit_ir(model: LazyModel) -> Emitted:
+    """`LazyIr.h`: the node classes of the full_codegen and ir_gen operators."""
+    node_base_hdr = model.options.node_base_hdr
+    prologue, epilogue = namespace_lines(model.backend.backend.cpp_namespace, max_level=2)
+    out = model.backend.output_set()
     out.add_template(
         "LazyIr.h",
         {
             "lazy_ir_sysinc": [f"#include <{path}>" for path in _IR_SYSTEM_INCLUDES],
-            "lazy_ir_inc": node_base,
-            "ir_declarations": texts.nodes,
-            **namespace,
+            "lazy_ir_inc": [f'#include "{node_base_hdr}"'] if node_base_hdr else [],
+            "ir_declarations": list(model.texts.nodes),
+            "namespace_prologue": prologue,
+            "namespace_epilogue": epilogue,
         },
     )
-    non_native_includes = [*_NON_NATIVE_INCLUDES, *filter(None, [options.node_base_hdr])]
+    return Emitted({OUTPUT: out})
+
+
+def emit_non_native_ir(model: LazyModel) -> Emitted:
+    """`LazyNonNativeIr.h`: the node classes of the `non_native:` entries."""
+    includes = [*_NON_NATIVE_INCLUDES, *filter(None, [model.options.node_base_hdr])]
+    prologue, epilogue = namespace_lines(model.backend.backend.cpp_namespace, max_level=2)
+    out = model.backend.output_set()
     out.add_template(
         "LazyNonNativeIr.h",
         {
-            "lazy_non_native_ir_inc": [f"#include <{path}>" for path in non_native_includes],
-            "non_native_ir_nodes": texts.non_native,
-            **namespace,
+            "lazy_non_native_ir_inc": [f"#include <{path}>" for path in includes],
+            "non_native_ir_nodes": list(model.texts.non_native),
+            "namespace_prologue": prologue,
+            "namespace_epilogue": epilogue,
         },
     )
+    return Emitted({OUTPUT: out})
+
+
+# `opgen lazy`'s files, in the order it lists them.
+EMITTERS: tuple[Emitter[LazyModel], ...] = (
+    emit_native_functions_header,
+    emit_registrations,
+    emit_kernels,
+    emit_ir,
+    emit_non_native_ir,
+)

@@ -1,5 +1,11 @@
-"""`opgen lazy`'s generation: what `opgen backend` writes, in a function the backend calls,
+"""`opgen lazy`'s run: what `opgen backend` writes, in a function the backend calls,
 and the lazy IR.
+
+`read` reads the backend YAML against the spec, in parts as `opgen backend` does
+(`opgen.targets.backend.generate.in_parts`); each part checks the YAML's lazy parts,
+plans its operators (`plan`), checks the shape-inference header against the plan and
+renders the per-operator texts. The model (`files.LazyModel`) holds the texts merged,
+and `emit` fills the templates with them (`files.EMITTERS`).
 
 The shape-inference header (`--shape-inference-hdr`) is both the include the
 generated kernels use and the file checked, relative to the working
@@ -14,17 +20,18 @@ from collections.abc import Sequence
 from functools import partial
 
 from opgen.diagnostics import SpecError
-from opgen.output import OutputSet
+from opgen.frozen import frozen
+from opgen.releases import Release
 from opgen.spec.external_backend import ExternalBackend
 from opgen.spec.groups import NativeFunctionsGroup
 from opgen.spec.keys import DispatchKey
 from opgen.spec.model import Spec
 from opgen.spec.native import NativeFunction
 from opgen.targets.backend.files import KeyTexts
-from opgen.targets.backend.generate import in_parts, output_set
+from opgen.targets.backend.generate import in_parts, templates
 from opgen.targets.contract import Generated
-from opgen.targets.lazy.files import LazyPartTexts
-from opgen.targets.lazy.options import LazyBackendOptions
+from opgen.targets.lazy.files import LazyModel, LazyPartTexts
+from opgen.targets.lazy.options import LazyBackendOptions, LazyOptions
 
 GENERATOR = "torchgen/gen_lazy_tensor.py"
 
@@ -34,43 +41,69 @@ GENERATOR = "torchgen/gen_lazy_tensor.py"
 _PartTexts = tuple[dict[str, KeyTexts], LazyPartTexts]
 
 
-def generate(options: LazyBackendOptions) -> Generated:
-    """The backend's files and its IR; raises SpecError for bad input."""
+@frozen
+class _PartWork:
+    """What each part of the spec is read for: the flags its texts depend on."""
+
+    lazy: LazyOptions
+    impl_path: str | None
+    release: Release
+
+
+def read(options: LazyBackendOptions) -> LazyModel:
+    """The backend YAML read against the spec, and every text of its files; raises SpecError
+    for bad input."""
     # What the parts use, imported before they fork.
     import opgen.targets.lazy.checks
+    import opgen.targets.lazy.plan
 
     if options.backend.impl_path is not None:
         import opgen.targets.backend.kernel_check  # noqa: F401
 
-    parts = in_parts(options.backend, partial(_texts, options))
-    files = _files(options, parts.aten, parts.backend, parts.results, GENERATOR)
-    return Generated((files,), model=parts.models, render_in_one_process=True)
+    parts = in_parts(options.backend, partial(_texts, _work(options)))
+    return _model(options, parts.aten, parts.backend, parts.results, parts.models, GENERATOR)
 
 
-def generate_from(
+def model_of(
     options: LazyBackendOptions,
     aten: str,
     spec: Spec,
     backend: ExternalBackend,
     *,
     generator: str = GENERATOR,
-) -> Generated:
-    """`generate` over inputs already read: the ATen directory (templates), the spec,
-    and the backend YAML read against it; `generator` is the script the generated
-    comments name."""
-    files = _files(options, aten, backend, [_texts(options, spec, backend)], generator)
-    return Generated((files,), model=spec, render_in_one_process=True)
+) -> LazyModel:
+    """`read` over inputs already read: the ATen directory (templates), the spec, and the
+    backend YAML read against it; `generator` is the script the generated comments name."""
+    texts = _texts(_work(options), spec, backend)
+    return _model(options, aten, backend, [texts], [spec], generator)
 
 
-def _texts(options: LazyBackendOptions, spec: Spec, backend: ExternalBackend) -> _PartTexts:
+def emit(model: LazyModel, options: LazyBackendOptions) -> Generated:
+    """The backend's files and its IR."""
+    from opgen.targets.backend.files import OUTPUT
+    from opgen.targets.emitters import run_emitters
+    from opgen.targets.lazy.files import EMITTERS
+
+    notice = options.backend.release_notice
+    emitted = run_emitters(model, EMITTERS, {OUTPUT: model.backend.output_set()})
+    return Generated(tuple(emitted.files.values()), notices=() if notice is None else (notice,))
+
+
+def _work(options: LazyBackendOptions) -> _PartWork:
+    return _PartWork(options.lazy, options.backend.impl_path, options.backend.release)
+
+
+def _texts(work: _PartWork, spec: Spec, backend: ExternalBackend) -> _PartTexts:
     """The texts of one part of the spec (or all of it), after the checks that need it."""
     from opgen.api.signatures import SignatureSet
     from opgen.spec.groups import grouped_lines
     from opgen.targets.backend.files import BackendRun, key_texts
     from opgen.targets.lazy.checks import check_properties, check_shape_inference_header
     from opgen.targets.lazy.files import lazy_texts
+    from opgen.targets.lazy.options import KernelStyle, NodeStyle
+    from opgen.targets.lazy.plan import plan
 
-    lazy = options.lazy
+    lazy = work.lazy
     key = backend.backend_key
     if key is None:
         raise SpecError(
@@ -88,51 +121,49 @@ def _texts(options: LazyBackendOptions, spec: Spec, backend: ExternalBackend) ->
     items = [item for _, item in named]
     positions = [position for position, _ in named]
     run = BackendRun(backend, _kernel_class(key), spec.functions, items, positions, SignatureSet())
-    generated = frozenset(op.name for op in backend.full_codegen)
-    if options.backend.impl_path is not None:
+    if work.impl_path is not None:
         from opgen.targets.backend.kernel_check import check_kernel_definitions
 
-        check_kernel_definitions(run, options.backend.impl_path, generated=generated)
-    texts = lazy_texts(run, lazy, options.run.release)
-    check_shape_inference_header(run, lazy)
+        generated = frozenset(op.name for op in backend.full_codegen)
+        check_kernel_definitions(run, work.impl_path, generated=generated)
+    planned = plan(run, lazy.lazy_value_class)
+    texts = lazy_texts(planned, NodeStyle.of(lazy, work.release), KernelStyle.of(lazy))
+    check_shape_inference_header(planned, lazy.shape_inference_hdr)
     return key_texts(run), texts
 
 
-def _files(
+def _model(
     options: LazyBackendOptions,
     aten: str,
     backend: ExternalBackend,
     parts: Sequence[_PartTexts],
+    specs: Sequence[Spec],
     generator: str,
-) -> OutputSet:
-    from opgen.targets.backend.files import (
-        RegistrationStyle,
-        add_native_functions_header,
-        add_registrations,
-        merged_key_texts,
-    )
-    from opgen.targets.lazy.files import add_lazy_files, merged_lazy_texts
+) -> LazyModel:
+    from opgen.targets.backend.files import BackendModel, RegistrationStyle, merged_key_texts
+    from opgen.targets.lazy.files import merged_lazy_texts
 
     lazy = options.lazy
     key = backend.backend_key
     assert key is not None, "every part checked that the backend has kernels"
-    texts = merged_key_texts(backend_texts for backend_texts, _ in parts)
-    output_dir = options.run.output_dir
-    files = output_set(output_dir, aten, generator)
-    add_native_functions_header(
-        files, backend, _kernel_class(key), texts, backend_name=lazy.backend_name
-    )
     style = RegistrationStyle(
-        output_dir,
+        options.run.output_dir,
         build_in_tree=lazy.build_in_tree,
         per_operator_headers=lazy.per_operator_headers,
         eager=False,
         backend_name=lazy.backend_name,
     )
-    add_registrations(files, backend, texts, style)
-    lazy_parts = merged_lazy_texts([lazy_texts for _, lazy_texts in parts])
-    add_lazy_files(files, backend, lazy_parts, lazy, output_dir)
-    return files
+    files = BackendModel(
+        backend,
+        merged_key_texts(backend_texts for backend_texts, _ in parts),
+        _kernel_class(key),
+        style,
+        templates(aten),
+        generator,
+        options.backend.release,
+        tuple(specs),
+    )
+    return LazyModel(files, merged_lazy_texts([lazy_texts for _, lazy_texts in parts]), lazy)
 
 
 def _kernel_class(key: DispatchKey) -> str:

@@ -2,8 +2,8 @@
 
 A lazy kernel traces instead of computing. In order it:
 1. falls back to the eager kernel when asked to (`force_eager_fallback`, only
-   with `options.gen_forced_fallback_code`);
-2. counts the call (`options.metrics_counter`);
+   with `KernelStyle.gen_forced_fallback_code`);
+2. counts the call (`KernelStyle.metrics_counter`);
 3. finds the common device of its tensor arguments (or of a `Device?` one);
 4. gets the lazy tensor of each tensor argument, and an IR value for each
    Scalar;
@@ -39,7 +39,7 @@ from opgen.spec.backend import BackendIndex, BackendMetadata
 from opgen.spec.native import NativeFunction
 from opgen.spec.types import ListType
 from opgen.targets.lazy.nodes import aten_symbol
-from opgen.targets.lazy.options import LazyOptions
+from opgen.targets.lazy.options import KernelStyle
 
 _OPTIONAL_DEVICE = OptionalCType(DEVICE)
 
@@ -51,8 +51,9 @@ def _metadata(f: NativeFunction, index: BackendIndex) -> BackendMetadata:
     return metadata
 
 
-def _kernel_metadata(f: NativeFunction, index: BackendIndex) -> BackendMetadata:
-    """The metadata of a kernel the backend defines (so its signature must exist)."""
+def kernel_metadata(f: NativeFunction, index: BackendIndex) -> BackendMetadata:
+    """The metadata of a kernel the backend defines (so its signature must exist);
+    UnsupportedLazyOperator if there is none, or it cannot be."""
     metadata = _metadata(f, index)
     if metadata.supports_symint() and not f.func.has_symint():
         raise UnsupportedLazyOperator(
@@ -67,48 +68,63 @@ def _shapes_from_meta(f: NativeFunction) -> bool:
     return f.structured or f.structured_delegate is not None or "view_copy" in f.tags
 
 
-def shape_inference_declarations(
-    f: NativeFunction, index: BackendIndex, options: LazyOptions
-) -> list[str]:
-    """The `compute_shape_<kernel>` declaration `f`'s lazy kernel calls, if any.
+def shape_inference_declaration(f: NativeFunction, metadata: BackendMetadata) -> str | None:
+    """The `compute_shape_<kernel>` declaration `f`'s lazy kernel calls, if it calls one:
+    the backend's shape inference header must declare it."""
+    if _shapes_from_meta(f):
+        return None
+    symint = metadata.supports_symint()
+    style = ArgumentStyle.of(f)
+    params = ", ".join(b.decl() for b in dispatcher.arguments(f.func, style=style, symint=symint))
+    return f"TORCH_API std::vector<torch::lazy::Shape> compute_shape_{metadata.kernel}({params});"
 
-    The declaration must appear in the backend's shape inference header.
-    """
+
+def shape_inference_declarations(
+    f: NativeFunction, index: BackendIndex, value_class: str
+) -> list[str]:
+    """`shape_inference_declaration` of `f` alone, as a list; UnsupportedLazyOperator if
+    its kernel's arguments have no lazy IR form (the kernel passes every one on)."""
     metadata = _metadata(f, index)
     if _shapes_from_meta(f):
         return []
-    symint = metadata.supports_symint()
-    # The kernel passes every argument on: the IR must express them all.
-    LazyIrSchema.of(f.func, value_type(options.lazy_value_class), symint=symint)
-    style = ArgumentStyle.of(f)
-    params = ", ".join(b.decl() for b in dispatcher.arguments(f.func, style=style, symint=symint))
-    return [f"TORCH_API std::vector<torch::lazy::Shape> compute_shape_{metadata.kernel}({params});"]
+    LazyIrSchema.of(f.func, value_type(value_class), symint=metadata.supports_symint())
+    declaration = shape_inference_declaration(f, metadata)
+    return [] if declaration is None else [declaration]
 
 
 def native_function_definitions(
-    f: NativeFunction, index: BackendIndex, options: LazyOptions
+    f: NativeFunction, index: BackendIndex, value_class: str, style: KernelStyle
 ) -> list[str]:
-    """The lazy kernel of `f` (one text), a method of `<Key>NativeFunctions`."""
-    metadata = _kernel_metadata(f, index)
+    """The lazy kernel of `f` (one text) alone, its schema made here."""
+    metadata = kernel_metadata(f, index)
+    value = value_type(value_class)
+    schema = LazyIrSchema.of(f.func, value, symint=metadata.supports_symint())
+    return [kernel_definition(f, index, metadata, schema, style)]
+
+
+def kernel_definition(
+    f: NativeFunction,
+    index: BackendIndex,
+    metadata: BackendMetadata,
+    schema: LazyIrSchema,
+    style: KernelStyle,
+) -> str:
+    """The lazy kernel of `f`, a method of `<Key>NativeFunctions`, from its planned schema;
+    UnsupportedLazyOperator if its C++ cannot be written."""
     sig = kernel_signature(f, index)
-    schema = LazyIrSchema.of(
-        f.func, value_type(options.lazy_value_class), symint=metadata.supports_symint()
-    )
-    fallback = _eager_fallback(f, schema, sig) if options.gen_forced_fallback_code else ""
+    fallback = _eager_fallback(f, schema, sig) if style.gen_forced_fallback_code else ""
     name = f"{index.dispatch_key}NativeFunctions::{metadata.kernel}"
-    return [
-        f"""\
+    return f"""\
     {sig.decl(name=name)} {{
         {fallback}
-        {options.metrics_counter};
-        {_common_device(schema, options)}
-        {tensor_declarations(schema, options)}
+        {style.metrics_counter};
+        {_common_device(schema, style)}
+        {tensor_declarations(schema, style)}
         {_build_node(f, schema, metadata)}
-        {_result(f, schema, options)}
+        {_result(f, schema, style)}
     }}
 
     """
-    ]
 
 
 def _eager_fallback(
@@ -133,7 +149,7 @@ def _tensor_names(schema: LazyIrSchema) -> list[str]:
     return [a.name for a in schema.values if not a.is_wrapped_scalar]
 
 
-def _common_device(schema: LazyIrSchema, options: LazyOptions) -> str:
+def _common_device(schema: LazyIrSchema, style: KernelStyle) -> str:
     devices = [a.name for a in schema.scalars if a.lazy_type == _OPTIONAL_DEVICE]
     names = _tensor_names(schema) + devices
     if not names:
@@ -142,7 +158,7 @@ def _common_device(schema: LazyIrSchema, options: LazyOptions) -> str:
             "argument, to find the device from (tensor lists are values only with the default "
             "value class torch::lazy::Value)"
         )
-    return f"""auto common_device = {options.get_device_fn}({", ".join(names)});
+    return f"""auto common_device = {style.get_device_fn}({", ".join(names)});
         TORCH_INTERNAL_ASSERT(common_device);
         """
 
@@ -220,12 +236,12 @@ def _meta_shapes(f: NativeFunction, schema: LazyIrSchema, metadata: BackendMetad
         {shapes}"""
 
 
-def _result(f: NativeFunction, schema: LazyIrSchema, options: LazyOptions) -> str:
+def _result(f: NativeFunction, schema: LazyIrSchema, style: KernelStyle) -> str:
     count = schema.returns_count
     tensors = _tensor_names(schema)
     # None when there is no tensor argument: upstream then writes `lazy_None` below.
     first = tensors[0] if tensors else None
-    make = _tensor_constructor(first, options)
+    make = _tensor_constructor(first, style)
     if schema.name.name.inplace or f.func.is_out_fn():
         if count != 1:
             raise UnsupportedLazyOperator(
@@ -238,35 +254,35 @@ def _result(f: NativeFunction, schema: LazyIrSchema, options: LazyOptions) -> st
             raise UnsupportedLazyOperator(
                 f"'{f.func.name}' returns several tensors but has no tensor argument"
             )
-        result = f"""std::vector<{options.lazy_tensor_ptr}> lazy_tensors;
+        result = f"""std::vector<{style.lazy_tensor_ptr}> lazy_tensors;
         for (int i = 0; i < {count}; i++) {{
             lazy_tensors.push_back({make}({schema.value}(node, i), *common_device));
         }}
-        auto result = {options.tuple_aten_from_ltc_tensors}<{count}>(lazy_tensors);"""
+        auto result = {style.tuple_aten_from_ltc_tensors}<{count}>(lazy_tensors);"""
     else:
-        result = f"""auto result = {options.create_aten_from_ltc_tensor}(
+        result = f"""auto result = {style.create_aten_from_ltc_tensor}(
                 {make}(std::move(node), *common_device));"""
     return f"{result}\n        return result;"
 
 
-def _tensor_constructor(first: str | None, options: LazyOptions) -> str:
+def _tensor_constructor(first: str | None, style: KernelStyle) -> str:
     """How a new lazy tensor is made: a static function, or a method of the first tensor."""
-    if not options.create_from_first_tensor:
-        return f"{options.backend_namespace}::{options.create_tensor}"
+    if not style.create_from_first_tensor:
+        return f"{style.backend_namespace}::{style.create_tensor}"
     if first is None:
         raise UnsupportedLazyOperator(
             "the lazy tensor is created from the first tensor argument "
             "(create_from_first_tensor), but there is none"
         )
-    return f"{first}.{options.create_tensor}"
+    return f"{first}.{style.create_tensor}"
 
 
 # -- from tensors to IR values -------------------------------------------------------
 
 
-def tensor_declarations(schema: LazyIrSchema, options: LazyOptions) -> str:
+def tensor_declarations(schema: LazyIrSchema, style: KernelStyle) -> str:
     """The lazy tensor, tensor list or Scalar value of each IR value argument."""
-    namespace = options.backend_namespace
+    namespace = style.backend_namespace
     lines = []
     for a in schema.values:
         name = a.name
@@ -287,17 +303,17 @@ def tensor_declarations(schema: LazyIrSchema, options: LazyOptions) -> str:
             continue  # the node reads SymInts' values itself (`node_arguments`)
         elif a.is_tensor_list:
             lines.append(
-                f"auto lazy_{name}_tensorlist = {namespace}::{options.get_tensorlist}({name});"
+                f"auto lazy_{name}_tensorlist = {namespace}::{style.get_tensorlist}({name});"
             )
         elif isinstance(a.lazy_type, BaseCType):
             lines.append(
-                f"{options.lazy_tensor_ptr} lazy_{name} = "
-                f"{namespace}::{options.get_tensor_or_wrap_number}({name}, *common_device);"
+                f"{style.lazy_tensor_ptr} lazy_{name} = "
+                f"{namespace}::{style.get_tensor_or_wrap_number}({name}, *common_device);"
             )
         elif isinstance(a.lazy_type, OptionalCType) and a.lazy_type.elem == schema.value:
             lines.append(
-                f"{options.lazy_tensor_ptr} lazy_{name} = "
-                f"{namespace}::{options.try_get_tensor}({name}.value_or(at::Tensor()));"
+                f"{style.lazy_tensor_ptr} lazy_{name} = "
+                f"{namespace}::{style.try_get_tensor}({name}.value_or(at::Tensor()));"
             )
         else:
             raise _unsupported_value(schema, a)

@@ -1,12 +1,12 @@
 """The IR node classes of `LazyIr.h` and `LazyNonNativeIr.h`: one C++ class per operator.
 
-A node class derives from the backend's node base (`options.node_base`) and
+A node class derives from the backend's node base (`NodeStyle.node_base`) and
 holds its operator's arguments in the lazy IR convention (`opgen.api.lazy`):
 values are the node's operands (passed to the base, in order), scalars are
 members. It has a `ClassOpKind()`, a constructor, a `ToString()` that prints
 the scalars (moving the stream's text out since torch 2.13), a `CanBeReused()`
 that tells whether a cached node equals a node about to be built, and, with
-TorchScript lowerings (`options.gen_ts_lowerings`), `Create` and `Lower`
+TorchScript lowerings (`NodeStyle.gen_ts_lowerings`), `Create` and `Lower`
 methods. Which methods are generated or only declared, and how the shape is
 found, are the node's properties.
 
@@ -27,45 +27,47 @@ from opgen.api.lazy import (
     value_type,
 )
 from opgen.api.types import BaseCType, OptionalCType, VectorCType
-from opgen.releases import LAZY_TO_STRING_MOVES, NEWEST, Release
+from opgen.releases import LAZY_TO_STRING_MOVES
 from opgen.spec.backend import BackendIndex
 from opgen.spec.native import NativeFunction
 from opgen.spec.schema import FunctionSchema
-from opgen.targets.lazy.options import LazyOptions
+from opgen.targets.lazy.options import NodeStyle
 from opgen.targets.lazy.ts_lowering import lower_method
 
 # Operators whose `aten::` symbol is not interned: their OpKind is built from a string.
 _UNINTERNED_SYMBOLS = frozenset({"sigmoid_backward"})
 
 
-def ir_node_classes(
-    f: NativeFunction, index: BackendIndex, options: LazyOptions, release: Release = NEWEST
-) -> list[str]:
-    """The node class of `f` (one text), as `LazyIr.h` declares it."""
+def node_schema(f: NativeFunction, index: BackendIndex, value_class: str) -> LazyIrSchema:
+    """`f`'s IR node, in the lazy IR convention: SymInt-aware when its kernel is;
+    UnsupportedLazyOperator if the IR cannot hold an argument."""
     metadata = index.get_kernel(f)
     symint = metadata is not None and metadata.supports_symint()
-    schema = LazyIrSchema.of(f.func, value_type(options.lazy_value_class), symint=symint)
-    return [node_class(schema, options, release)]
+    return LazyIrSchema.of(f.func, value_type(value_class), symint=symint)
 
 
-def non_native_node(
-    schema: FunctionSchema,
-    properties: Sequence[str],
-    opkind: str | None,
-    options: LazyOptions,
-    release: Release = NEWEST,
-) -> str:
-    """The node class of a backend's `non_native:` entry, as `LazyNonNativeIr.h` declares it.
+def ir_node_classes(f: NativeFunction, index: BackendIndex, style: NodeStyle) -> list[str]:
+    """The node class of `f` (one text), as `LazyIr.h` declares it."""
+    return [node_class(node_schema(f, index, style.value_class), style)]
 
-    `properties` are names of `opgen.api.lazy.LAZY_IR_PROPERTIES` (ValueError otherwise),
-    applied in order.
-    """
+
+def non_native_schema(
+    schema: FunctionSchema, properties: Sequence[str], opkind: str | None, value_class: str
+) -> LazyIrSchema:
+    """The IR node of a backend's `non_native:` entry: SymInt-aware, with
+    `NON_NATIVE_PROPERTIES` and then `properties` (names of
+    `opgen.api.lazy.LAZY_IR_PROPERTIES`, ValueError otherwise), applied in order."""
     chosen = NON_NATIVE_PROPERTIES
     for p in properties:
         chosen = chosen.with_property(p)
-    value = value_type(options.lazy_value_class)
-    node = LazyIrSchema.of(schema, value, chosen, symint=True, opkind=opkind)
-    return node_class(node, options, release)
+    return LazyIrSchema.of(schema, value_type(value_class), chosen, symint=True, opkind=opkind)
+
+
+def non_native_node(
+    schema: FunctionSchema, properties: Sequence[str], opkind: str | None, style: NodeStyle
+) -> str:
+    """The node class of a backend's `non_native:` entry, as `LazyNonNativeIr.h` declares it."""
+    return node_class(non_native_schema(schema, properties, opkind, style.value_class), style)
 
 
 def aten_symbol(schema: LazyIrSchema) -> str:
@@ -76,13 +78,14 @@ def aten_symbol(schema: LazyIrSchema) -> str:
     return name if name.startswith("at::") else f"at::aten::{name}"
 
 
-def node_class(schema: LazyIrSchema, options: LazyOptions, release: Release = NEWEST) -> str:
-    """The C++ class of one IR node."""
-    node, base = schema.node_name, options.node_base
+def node_class(schema: LazyIrSchema, style: NodeStyle) -> str:
+    """The C++ class of one IR node; UnsupportedLazyOperator if an operand is of a type the
+    node base cannot take."""
+    node, base = schema.node_name, style.node_base
     opkind = schema.opkind or aten_symbol(schema)
     params = [f"const {a.lazy_type.cpp_type()}& {a.name}" for a in schema.filtered_args()]
     reuse_params = ", ".join(params)
-    if options.use_lazy_shape and "ShapePrecompute" in schema.properties:
+    if style.use_lazy_shape and "ShapePrecompute" in schema.properties:
         params.append("std::vector<torch::lazy::Shape>&& shapes")
     scalars = schema.scalars
     initializers = "".join(f",\n        {_member_initializer(a)}" for a in scalars)
@@ -91,14 +94,14 @@ def node_class(schema: LazyIrSchema, options: LazyOptions, release: Release = NE
     has_members = "\n  ".join(f"bool has_{name}: 1;" for name in optional_values)
     printed = "\n    ".join(_printed_member(a) for a in scalars)
     members = "\n  ".join(_member_declaration(a) for a in scalars)
-    if options.gen_ts_lowerings:
+    if style.gen_ts_lowerings:
         create = _create_method(schema, reuse_params)
         reuse = _can_be_reused_method(schema, reuse_params)
         lower = lower_method(schema)
     else:  # without TorchScript lowerings: no Create, no Lower, never reused
         create, lower = "", ""
         reuse = f"bool CanBeReused({reuse_params}) const {{\n    return false;\n    }}"
-    text = "std::move(ss).str()" if release.has(LAZY_TO_STRING_MOVES) else "ss.str()"
+    text = "std::move(ss).str()" if style.release.has(LAZY_TO_STRING_MOVES) else "ss.str()"
     return f"""\
 class {node} : public {base} {{
  public:

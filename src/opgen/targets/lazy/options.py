@@ -6,12 +6,14 @@ that build them. The generated C++ calls into the backend's runtime by name:
 its tensor class, how it gets a lazy tensor from an `at::Tensor`, how it
 counts calls. Upstream's `run_gen_lazy_tensor` takes these as keyword
 arguments (its command line exposes only some); `LazyOptions` holds them all,
-with upstream's defaults, and every one is a flag of `opgen lazy`.
+with upstream's defaults, and every one is a flag of `opgen lazy`. The node classes
+read only `NodeStyle` of them, the kernels only `KernelStyle`.
 """
 
 from __future__ import annotations
 
 from opgen.frozen import frozen
+from opgen.releases import Release
 from opgen.targets.backend.options import BackendOptions
 from opgen.targets.contract import RunOptions
 
@@ -53,3 +55,60 @@ class LazyBackendOptions:
     @property
     def run(self) -> RunOptions:
         return self.backend.run
+
+
+@frozen
+class NodeStyle:
+    """How the IR node classes are written (`nodes`): what of `LazyOptions` they read."""
+
+    node_base: str
+    value_class: str  # the IR value type, `ns::Class`
+    use_lazy_shape: bool
+    gen_ts_lowerings: bool
+    release: Release
+
+    @classmethod
+    def of(cls, options: LazyOptions, release: Release) -> NodeStyle:
+        return cls(
+            options.node_base,
+            options.lazy_value_class,
+            options.use_lazy_shape,
+            options.gen_ts_lowerings,
+            release,
+        )
+
+
+@frozen
+class KernelStyle:
+    """What the generated kernels call in the backend's runtime (`kernels`): what of
+    `LazyOptions` they read."""
+
+    gen_forced_fallback_code: bool
+    metrics_counter: str
+    get_device_fn: str
+    backend_namespace: str
+    get_tensorlist: str
+    get_tensor_or_wrap_number: str
+    try_get_tensor: str
+    lazy_tensor_ptr: str
+    create_tensor: str
+    create_from_first_tensor: bool
+    create_aten_from_ltc_tensor: str
+    tuple_aten_from_ltc_tensors: str
+
+    @classmethod
+    def of(cls, options: LazyOptions) -> KernelStyle:
+        return cls(
+            options.gen_forced_fallback_code,
+            options.metrics_counter,
+            options.get_device_fn,
+            options.backend_namespace,
+            options.get_tensorlist,
+            options.get_tensor_or_wrap_number,
+            options.try_get_tensor,
+            options.lazy_tensor_ptr,
+            options.create_tensor,
+            options.create_from_first_tensor,
+            options.create_aten_from_ltc_tensor,
+            options.tuple_aten_from_ltc_tensors,
+        )

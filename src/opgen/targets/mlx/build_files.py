@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 # Finding Python, nanobind and MLX: at the including file's scope.
-_FIND = """\
+FIND_PYTHON_NANOBIND_MLX = """\
 if(NOT TARGET Python::Module)
   find_package(Python 3.10 COMPONENTS Interpreter Development.Module REQUIRED)
 endif()
@@ -82,7 +82,7 @@ def cmake_file(module: str, sources: Sequence[str], header: str, comment: str) -
 # runs on, if it has one), so one you declared and did not define is a link
 # error naming it, not an ImportError.
 
-{_FIND}
+{FIND_PYTHON_NANOBIND_MLX}
 set({var}_SOURCES
 {listed}
 )

@@ -57,5 +57,6 @@ TARGET = LazyTarget(
     ),
     add_arguments=add_arguments,
     options=options_from,
-    generator="opgen.targets.mlx.generate:generate",
+    reader="opgen.targets.mlx.generate:read",
+    emitter="opgen.targets.mlx.generate:emit",
 )

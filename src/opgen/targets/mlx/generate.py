@@ -9,8 +9,8 @@ module's name, its last component when the module is dotted):
     <m>.pyi               the stub
     <m>.cmake             opgen_add_<m>_module(<target> <sources>...)
 
-Nothing is rendered until the writer asks: the operators are bound (and
-checked) here, once, and each file renders from them.
+Nothing is rendered until the writer asks: `read` binds (and checks) the operators
+once (`MlxModel`), and each file renders from them (`EMITTERS`).
 
 Every file opens with a comment naming the spec, the module and the spec's path
 from the output directory (`generated_comment`). Before anything is written,
@@ -25,15 +25,18 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from opgen.diagnostics import Diagnostic, Location, SpecError
+from opgen.frozen import frozen
 from opgen.output import OutputSet
 from opgen.spec.mlx.model import MlxLibrary
 from opgen.targets.contract import Generated
+from opgen.targets.emitters import Emitted, Emitter, run_emitters
 from opgen.targets.line_directives import resolve_line_restores
 from opgen.targets.mlx import bindings, build_files, operators, stubs
-from opgen.targets.mlx.library import bind
+from opgen.targets.mlx.library import BoundOperator, bind
 from opgen.targets.mlx.options import MlxOptions
 from opgen.writer import WriteReport
 
@@ -66,40 +69,32 @@ def cpp_sources(library: MlxLibrary) -> list[str]:
     return [names["source"], names["bindings"]]
 
 
-def library_files(library: MlxLibrary, out_dir: str | Path, spec_name: str) -> OutputSet:
-    ops = bind(library)
-    ns = library.namespace
-    names = file_names(library)
+@frozen(eq=False)
+class MlxModel:
+    """An extension's operators, bound and checked, and where its files go."""
+
+    library: MlxLibrary
+    operators: tuple[BoundOperator, ...]  # each with its nanobind signature (`library.bind`)
+    output_dir: str
+    comment: str  # every file's generated comment (`generated_comment`)
+    names: Mapping[str, str]  # the files by role (`file_names`)
+
+    @property
+    def header(self) -> str | None:
+        """The operators' header; None when the spec has only bound functions."""
+        return self.names["header"] if self.library.operators else None
+
+
+def model_of(library: MlxLibrary, out_dir: str | Path, spec_name: str) -> MlxModel:
+    """The model of `library` read from `spec_name`, its files going to `out_dir`; raises
+    SpecError for what only generation checks."""
     comment = generated_comment(spec_name, library.module, out_dir)
-    outputs = OutputSet(out_dir)
-    header = names["header"] if library.operators else None
-    if header is not None:
-        outputs.add(header, lambda: operators.header(ops, ns, comment))
-        source = names["source"]
-        outputs.add(
-            source,
-            lambda: resolve_line_restores(
-                operators.source(ops, ns, header, comment),
-                os.path.join(out_dir, source),  # as compilers name it when opgen's -o is theirs
-            ),
-        )
-    functions = library.functions
-    outputs.add(
-        names["bindings"],
-        lambda: bindings.bindings(ops, ns, library.module, header, comment, functions),
-    )
-    outputs.add(names["stub"], lambda: stubs.stub(ops, ns, comment, functions))
-    outputs.add(
-        names["cmake"],
-        lambda: build_files.cmake_file(
-            library.module, cpp_sources(library), header or names["bindings"], comment
-        ),
-    )
-    return outputs
+    return MlxModel(library, bind(library), os.fspath(out_dir), comment, file_names(library))
 
 
-def generate(options: MlxOptions) -> Generated:
-    """The extension the options describe; raises SpecError for bad input."""
+def read(options: MlxOptions) -> MlxModel:
+    """The extension the options describe, read and checked; raises SpecError for bad input,
+    and for files of the output directory another spec or module generated."""
     from opgen.spec.mlx.derivatives import Derivatives
     from opgen.spec.mlx.reader import load_mlx_library
 
@@ -110,9 +105,14 @@ def generate(options: MlxOptions) -> Generated:
         module=options.module,
         derivatives=None if options.no_derivatives else derivatives,
     )
-    outputs = library_files(library, options.run.output_dir, options.spec)
+    model = model_of(library, options.run.output_dir, options.spec)
     if options.run.listing is None:  # a listing writes nothing
-        check_owners(outputs, options.spec, library.module)
+        check_owners(model.output_dir, output_paths(model), options.spec, library.module)
+    return model
+
+
+def emit(model: MlxModel, options: MlxOptions) -> Generated:
+    library = model.library
 
     def summary(written: WriteReport) -> str:
         action = "would write" if options.run.dry_run else "wrote"
@@ -123,10 +123,93 @@ def generate(options: MlxOptions) -> Generated:
         return (
             f"{library.module}: {len(library.operators)} operators ({primitives} primitives, "
             f"{differentiable} with gradient formulas){bound}: {len(written.files)} files in "
-            f"{options.run.output_dir}, {action} {len(written.changed)}"
+            f"{model.output_dir}, {action} {len(written.changed)}"
         )
 
-    return Generated((outputs,), sources=cpp_sources(library), summary=summary, model=library)
+    return Generated((files_of(model),), sources=cpp_sources(library), summary=summary)
+
+
+def library_files(library: MlxLibrary, out_dir: str | Path, spec_name: str) -> OutputSet:
+    """Every file of `library`, to be written under `out_dir`."""
+    return files_of(model_of(library, out_dir, spec_name))
+
+
+def files_of(model: MlxModel) -> OutputSet:
+    return run_emitters(model, EMITTERS, {OUTPUT: OutputSet(model.output_dir)}).files[OUTPUT]
+
+
+def output_paths(model: MlxModel) -> list[str]:
+    """The files the emitters make, in their order."""
+    names = model.names
+    header = [names["header"], names["source"]] if model.header is not None else []
+    return [*header, names["bindings"], names["stub"], names["cmake"]]
+
+
+def emit_operators(model: MlxModel) -> Emitted:
+    """The operators' header and source; none when the spec has only bound functions."""
+    outputs = OutputSet(model.output_dir)
+    header = model.header
+    if header is not None:
+        ops, ns, comment = model.operators, model.library.namespace, model.comment
+        outputs.add(header, lambda: operators.header(ops, ns, comment))
+        source = model.names["source"]
+        outputs.add(
+            source,
+            lambda: resolve_line_restores(
+                operators.source(ops, ns, header, comment),
+                # as compilers name it when opgen's -o is theirs
+                os.path.join(model.output_dir, source),
+            ),
+        )
+    return Emitted({OUTPUT: outputs})
+
+
+def emit_bindings(model: MlxModel) -> Emitted:
+    """The extension module: NB_MODULE."""
+    library = model.library
+    outputs = OutputSet(model.output_dir)
+    outputs.add(
+        model.names["bindings"],
+        lambda: bindings.bindings(
+            model.operators,
+            library.namespace,
+            library.module,
+            model.header,
+            model.comment,
+            library.functions,
+        ),
+    )
+    return Emitted({OUTPUT: outputs})
+
+
+def emit_stub(model: MlxModel) -> Emitted:
+    library = model.library
+    outputs = OutputSet(model.output_dir)
+    outputs.add(
+        model.names["stub"],
+        lambda: stubs.stub(model.operators, library.namespace, model.comment, library.functions),
+    )
+    return Emitted({OUTPUT: outputs})
+
+
+def emit_cmake(model: MlxModel) -> Emitted:
+    """The CMake function that builds the extension."""
+    library, names = model.library, model.names
+    outputs = OutputSet(model.output_dir)
+    outputs.add(
+        names["cmake"],
+        lambda: build_files.cmake_file(
+            library.module,
+            cpp_sources(library),
+            model.header or names["bindings"],
+            model.comment,
+        ),
+    )
+    return Emitted({OUTPUT: outputs})
+
+
+OUTPUT = "extension"  # the one set's name
+EMITTERS: tuple[Emitter[MlxModel], ...] = (emit_operators, emit_bindings, emit_stub, emit_cmake)
 
 
 def generated_comment(spec: str, module: str, out_dir: str | Path) -> str:
@@ -139,8 +222,9 @@ def generated_comment(spec: str, module: str, out_dir: str | Path) -> str:
     return f"@generated by {GENERATOR} from {name} (module {module}, spec {path}); do not edit."
 
 
-def check_owners(outputs: OutputSet, spec: str, module: str) -> None:
-    """Raises SpecError if a file of `outputs` exists and another spec or module made it.
+def check_owners(root: str, generated: Sequence[str], spec: str, module: str) -> None:
+    """Raises SpecError if a file of `generated` (paths under `root`) exists and another
+    spec or module made it.
 
     A file whose spec no longer exists where its comment says (it was renamed, or the
     output directory moved) is the run's to overwrite, as is a file of an older opgen
@@ -148,12 +232,12 @@ def check_owners(outputs: OutputSet, spec: str, module: str) -> None:
     """
     ours = os.path.realpath(spec)
     clashes: dict[tuple[str, str], list[str]] = {}
-    for path in outputs.paths():
-        origin = _origin(os.path.join(outputs.root, path))
+    for path in generated:
+        origin = _origin(os.path.join(root, path))
         if origin is None:
             continue
         their_spec, their_module = origin
-        theirs = os.path.normpath(os.path.join(outputs.root, their_spec))
+        theirs = os.path.normpath(os.path.join(root, their_spec))
         if not os.path.isfile(theirs):
             continue
         if os.path.realpath(theirs) == ours and their_module == module:
@@ -169,7 +253,7 @@ def check_owners(outputs: OutputSet, spec: str, module: str) -> None:
             f"{them}: give each spec its own output directory, or its own namespace and module"
         )
         problems.append(
-            Diagnostic(Location(os.path.normpath(os.path.join(outputs.root, paths[0])), 1), message)
+            Diagnostic(Location(os.path.normpath(os.path.join(root, paths[0])), 1), message)
         )
     if problems:
         raise SpecError.of(problems)

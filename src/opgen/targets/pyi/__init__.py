@@ -11,6 +11,7 @@ torch ships type stubs for the bindings generated from the spec; PyTorch's
   derived stubs are left out, each file's imports;
 - `docs` reads the docstrings from torch's docs modules with `ast`;
 - `stubs` renders declarations, overload sets and docstrings; `generate`
-  lays out the files with opgen's own templates (`templates/`); `options`
+  reads the inputs (`read`) and lays out the files with opgen's own templates
+  (`templates/`), an emitter per file family (`emit`); `options`
   holds the flags (PyiOptions); `command` is the command line and its `TARGET`.
 """

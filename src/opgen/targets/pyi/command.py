@@ -49,11 +49,11 @@ def options_from(args: argparse.Namespace) -> PyiOptions:
     return PyiOptions(
         native_yaml=args.native_functions,
         tags_yaml=args.tags,
-        run=RunOptions(
-            args.out, dry_run=args.dry_run, release=release.release, release_notice=release.notice
-        ),
+        run=RunOptions(args.out, dry_run=args.dry_run),
         deprecated_yaml=args.deprecated,
         docs_dir=args.docs,
+        release=release.release,
+        release_notice=release.notice,
     )
 
 
@@ -63,5 +63,6 @@ TARGET = LazyTarget(
     description=DESCRIPTION,
     add_arguments=add_arguments,
     options=options_from,
-    generator="opgen.targets.pyi.generate:generate",
+    reader="opgen.targets.pyi.generate:read",
+    emitter="opgen.targets.pyi.generate:emit",
 )

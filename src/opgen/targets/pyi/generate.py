@@ -1,13 +1,13 @@
 """The stub files: what each holds, from the spec's stubs, the tables and the docstrings.
 
-`generate(options)` reads the inputs and returns every file:
+`read(options)` reads the inputs into a `PyiModel`; `emit(model, options)` returns
+every file, each family made by its emitter (`EMITTERS`):
 - `torch/_C/_VariableFunctions.pyi` and its copy `torch/_VF.pyi`: hand-written
   declarations first, then the derived ones, per name, names sorted;
 - `torch/return_types.pyi` and `torch/_C/_nn.pyi`;
 - the fragment `torch/_C/TensorBase.pyi.fragment`: the generated part of the class
   body, for PyTorch's hand-written `torch/_C/__init__.pyi` (Tensor methods:
   hand-written, derived, then the Python operators).
-`stub_files` builds the files from inputs already read.
 """
 
 from __future__ import annotations
@@ -17,9 +17,12 @@ from collections.abc import Iterable, Mapping
 
 from opgen.api import pyi
 from opgen.api.signatures import SignatureSet
+from opgen.frozen import frozen
 from opgen.output import OutputSet, TemplateDir
-from opgen.spec.model import LoadOptions, load_spec
+from opgen.releases import Release
+from opgen.spec.model import LoadOptions, Spec, load_spec
 from opgen.targets.contract import Generated
+from opgen.targets.emitters import Emitted, Emitter, run_emitters
 from opgen.targets.pyi import nn_functions, return_types, torch_functions
 from opgen.targets.pyi.docs import FUNCTION_PREFIX, TENSOR_PREFIX, load_docstrings
 from opgen.targets.pyi.hints import SpecStubs, spec_stubs
@@ -37,34 +40,84 @@ NN = "torch/_C/_nn.pyi"
 TENSOR_BASE = "torch/_C/TensorBase.pyi.fragment"
 
 
-def generate(options: PyiOptions) -> Generated:
-    """The files the options describe; raises SpecError for bad input."""
+@frozen(eq=False)
+class PyiModel:
+    """What the stub files are made of: the spec's stubs, and the docstrings."""
+
+    stubs: SpecStubs  # derived from the spec, with the release's hints
+    docstrings: Mapping[str, str]  # by name (`docs`); empty without --docs
+    templates: TemplateDir  # opgen's own (`templates/`)
+    output_dir: str  # OUT: the files go to OUT/torch/...
+    release: Release
+    spec: Spec  # what the stubs were derived from: kept alive with the model
+
+    def output_set(self) -> OutputSet:
+        return OutputSet(self.output_dir, self.templates, generator=PYI_GENERATOR)
+
+
+def read(options: PyiOptions) -> PyiModel:
+    """The inputs the options name, read, and the spec's stubs; raises SpecError for bad
+    input."""
     from opgen.python_bindings.overloads import load_deprecated
 
-    spec = load_spec(
-        options.native_yaml, options.tags_yaml, LoadOptions(release=options.run.release)
-    )
+    release = options.release
+    spec = load_spec(options.native_yaml, options.tags_yaml, LoadOptions(release=release))
     deprecated = () if options.deprecated_yaml is None else load_deprecated(options.deprecated_yaml)
     docstrings = {} if options.docs_dir is None else load_docstrings(options.docs_dir)
-    hints = pyi.hints_for(options.run.release)
-    stubs = spec_stubs(spec.functions, deprecated, SignatureSet(), hints)
-    outputs = stub_files(stubs, docstrings, options.out)
-    # A dry run renders the stubs too: what it checks is that they can be written.
-    return Generated((outputs,), dry_run_renders=True, model=(spec, stubs))
+    stubs = spec_stubs(spec.functions, deprecated, SignatureSet(), pyi.hints_for(release))
+    templates = TemplateDir(TEMPLATES, Template.from_file)
+    return PyiModel(stubs, docstrings, templates, options.out, release, spec)
 
 
-def stub_files(stubs: SpecStubs, docstrings: Mapping[str, str], out: str) -> OutputSet:
-    """Every stub file, to be written under `out`."""
-    outputs = OutputSet(out, TemplateDir(TEMPLATES, Template.from_file), generator=PYI_GENERATOR)
-    functions = _torch_functions(stubs, docstrings)
-    outputs.add_template(VARIABLE_FUNCTIONS, functions, template="variable_functions.pyi.in")
-    outputs.add_template(VF, functions, template="variable_functions.pyi.in")
-    outputs.add_template(RETURN_TYPES, _return_types(stubs), template="return_types.pyi.in")
-    outputs.add_template(NN, _nn(stubs.hints), template="nn.pyi.in")
-    outputs.add_template(
-        TENSOR_BASE, _tensor_base(stubs, docstrings), template="tensor_base.pyi.fragment.in"
+def emit(model: PyiModel, options: PyiOptions) -> Generated:
+    """Every stub file. A dry run renders them too: what it checks is that they can be
+    written."""
+    emitted = run_emitters(model, EMITTERS, {OUTPUT: model.output_set()})
+    notice = options.release_notice
+    return Generated(
+        tuple(emitted.files.values()),
+        notices=() if notice is None else (notice,),
+        dry_run_renders=True,
     )
-    return outputs
+
+
+def emit_torch_functions(model: PyiModel) -> Emitted:
+    """`torch/_C/_VariableFunctions.pyi` and its copy `torch/_VF.pyi`."""
+    out = model.output_set()
+    functions = _torch_functions(model.stubs, model.docstrings)
+    out.add_template(VARIABLE_FUNCTIONS, functions, template="variable_functions.pyi.in")
+    out.add_template(VF, functions, template="variable_functions.pyi.in")
+    return Emitted({OUTPUT: out})
+
+
+def emit_return_types(model: PyiModel) -> Emitted:
+    out = model.output_set()
+    out.add_template(RETURN_TYPES, _return_types(model.stubs), template="return_types.pyi.in")
+    return Emitted({OUTPUT: out})
+
+
+def emit_nn(model: PyiModel) -> Emitted:
+    out = model.output_set()
+    out.add_template(NN, _nn(model.stubs.hints), template="nn.pyi.in")
+    return Emitted({OUTPUT: out})
+
+
+def emit_tensor_base(model: PyiModel) -> Emitted:
+    """The generated part of class TensorBase's body."""
+    out = model.output_set()
+    env = _tensor_base(model.stubs, model.docstrings)
+    out.add_template(TENSOR_BASE, env, template="tensor_base.pyi.fragment.in")
+    return Emitted({OUTPUT: out})
+
+
+OUTPUT = "stubs"  # the one set's name
+# The files, in the order they are listed.
+EMITTERS: tuple[Emitter[PyiModel], ...] = (
+    emit_torch_functions,
+    emit_return_types,
+    emit_nn,
+    emit_tensor_base,
+)
 
 
 def _torch_functions(stubs: SpecStubs, docstrings: Mapping[str, str]) -> dict[str, object]:

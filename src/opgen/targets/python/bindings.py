@@ -6,11 +6,11 @@ the unlisted python_torch_functionsEverything.cpp), and each `python_module:`
 namespace to its file (`torch.nn` to python_nn_functions.cpp, ...). Every
 bound function (`should_generate_py_binding`) is paired with its Python
 signature, as a method for the Tensor methods (self bound) and as a function
-for the rest, and the deprecated signatures of `deprecated.yaml` are added;
-the pairs are grouped by base name. A file lists, for each name (sorted by
-name; in order of first appearance within a shard), the ATen operator header
-of its base name, its forward declaration, its binding function and its
-method table entry (`method_impl.py`). Facts from
+for the rest, and the deprecated signatures of `deprecated.yaml` are added,
+when the run is read (`PythonRun.of`); the pairs are grouped by base name. A
+file lists, for each name (sorted by name; in order of first appearance within
+a shard), the ATen operator header of its base name, its forward declaration,
+its binding function and its method table entry (`method_impl.py`). Facts from
 torchgen/packaged/autograd/gen_python_functions.py (`gen`).
 """
 
@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 
 from opgen.frozen import frozen
+from opgen.output import OutputSet
 from opgen.python_bindings.bound import (
     is_py_fft_function,
     is_py_linalg_function,
@@ -29,14 +30,13 @@ from opgen.python_bindings.bound import (
     is_py_special_function,
     is_py_torch_function,
     is_py_variable_method,
-    should_generate_py_binding,
 )
-from opgen.python_bindings.overloads import Pair, group_by_name, load_signatures
-from opgen.spec.deprecated import load_deprecated_signatures
+from opgen.python_bindings.overloads import Pair, group_by_name
 from opgen.spec.native import NativeFunction
 from opgen.spec.schema import BaseOperatorName
+from opgen.targets.emitters import Emitted
 from opgen.targets.python.method_impl import forward_decls, method_def, method_impl
-from opgen.targets.python.run import PythonRun
+from opgen.targets.python.run import PythonRun, emitted
 
 
 @frozen
@@ -66,30 +66,24 @@ FUNCTIONS = (
 _SHARDED_KEYS = ("ops_headers", "py_forwards", "py_methods", "py_method_defs")
 
 
-def emit_bindings(run: PythonRun) -> None:
-    """Every bindings file. deprecated.yaml is read and every signature made here; what
-    else is wrong (an argument the parser cannot read, say) fails as the files render,
-    which is still before any is written."""
-    release = run.options.run.release
-    functions = [f for f in run.spec.functions if should_generate_py_binding(f, release)]
-    deprecated = load_deprecated_signatures(run.options.deprecated_yaml)
-    # Every function, so that every deprecated signature must call one of them.
-    pairs = load_signatures(functions, deprecated, run.signatures, method=False)
-    # Upstream makes method signatures of every function too; only the methods' are used.
-    methods = [f for f in functions if METHODS.binds(f)]
-    method_pairs = load_signatures(methods, deprecated, run.signatures, method=True, partial=True)
-    _add_namespace(run, METHODS, method_pairs, method=True)
+def emit_bindings(run: PythonRun) -> Emitted:
+    """Every bindings file, from the run's signatures; what else is wrong (an argument
+    the parser cannot read, say) fails as the files render, which is still before any
+    is written."""
+    out = run.output_set()
+    _add_namespace(run, out, METHODS, run.method_pairs, method=True)
     for namespace in FUNCTIONS:
-        _add_namespace(run, namespace, pairs, method=False)
+        _add_namespace(run, out, namespace, run.pairs, method=False)
+    return emitted(out)
 
 
 def _add_namespace(
-    run: PythonRun, namespace: Namespace, pairs: Sequence[Pair], *, method: bool
+    run: PythonRun, out: OutputSet, namespace: Namespace, pairs: Sequence[Pair], *, method: bool
 ) -> None:
     comment = f"@generated from {run.template_comment_dir}/{namespace.file}"
     if namespace.num_shards:
         entry = partial(_entry, run, namespace, method=method)
-        run.outputs.add_sharded(
+        out.add_sharded(
             namespace.file,
             list(group_by_name(pairs, namespace.binds).items()),
             key=_shard_key,
@@ -107,9 +101,9 @@ def _add_namespace(
             for name in sorted(grouped, key=str)
         ]
         lists = {key: [value for e in entries for value in e[key]] for key in _SHARDED_KEYS}
-        return run.outputs.render(namespace.file, {"generated_comment": comment, **lists})
+        return out.render(namespace.file, {"generated_comment": comment, **lists})
 
-    run.outputs.add(namespace.file, render)
+    out.add(namespace.file, render)
 
 
 def _shard_key(item: tuple[BaseOperatorName, list[Pair]]) -> str:
@@ -126,7 +120,7 @@ def _entry(
 ) -> dict[str, list[str]]:
     """What one name adds to each of the template's lists."""
     module = namespace.module
-    release = run.options.run.release
+    release = run.release
     return {
         "ops_headers": [f"#include <ATen/ops/{name.base}.h>"],
         "py_forwards": forward_decls(name, overloads, method=method),

@@ -48,5 +48,6 @@ TARGET = LazyTarget(
     ),
     add_arguments=add_arguments,
     options=options_from,
-    generator="opgen.targets.python.generate:generate",
+    reader="opgen.targets.python.generate:read",
+    emitter="opgen.targets.python.generate:emit",
 )

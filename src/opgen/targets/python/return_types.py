@@ -24,10 +24,12 @@ from opgen.api import cpp
 from opgen.api.pyi import structseq_fieldnames, structseq_key
 from opgen.cached import cached
 from opgen.frozen import frozen
+from opgen.output import OutputSet
 from opgen.python_bindings.bound import should_generate_py_binding
 from opgen.releases import NEWEST, Release
 from opgen.spec.native import NativeFunction
-from opgen.targets.python.run import PythonRun
+from opgen.targets.emitters import Emitted
+from opgen.targets.python.run import PythonRun, emitted
 
 
 @frozen
@@ -43,26 +45,29 @@ class Structseq:
         return f"get_{self.name}_structseq"
 
 
-def emit_return_types(run: PythonRun) -> None:
-    structseqs = _Structseqs(run)
+def emit_return_types(run: PythonRun) -> Emitted:
+    out = run.output_set()
+    structseqs = _Structseqs(run, out)
     for name in _FILES:
-        run.outputs.add(name, partial(structseqs.render, name), family=structseqs)
+        out.add(name, partial(structseqs.render, name), family=structseqs)
+    return emitted(out)
 
 
 class _Structseqs:
     """The run's structseqs, found when the first of the two files renders."""
 
-    def __init__(self, run: PythonRun) -> None:
+    def __init__(self, run: PythonRun, out: OutputSet) -> None:
         self._run = run
+        self._out = out
 
     @cached
     def groups(self) -> list[list[Structseq]]:
-        return structseq_groups(self._run.spec.functions, self._run.options.run.release)
+        return structseq_groups(self._run.spec.functions, self._run.release)
 
     def render(self, name: str) -> str:
         comment = f"@generated from {self._run.template_comment_dir}/{name}"
         env = {"generated_comment": comment, **_FILES[name](self.groups)}
-        return self._run.outputs.render(name, env)
+        return self._out.render(name, env)
 
 
 def structseq_groups(

@@ -91,5 +91,6 @@ TARGET = LazyTarget(
     ),
     add_arguments=add_arguments,
     options=options_from,
-    generator="opgen.targets.torch_library.generate:generate",
+    reader="opgen.targets.torch_library.generate:read",
+    emitter="opgen.targets.torch_library.generate:emit",
 )

@@ -17,19 +17,11 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, TextIO
 
 from opgen.diagnostics import SpecError, write_diagnostics
+from opgen.targets.contract import ToolCommand
 
 if TYPE_CHECKING:
     from opgen.spec.model import Spec
     from opgen.tooling.coverage.sources import OperatorSet
-
-
-HELP = "how much of another spec's operators a spec or backend implements"
-DESCRIPTION = (
-    "How much of OTHER's operators SPEC implements, grouped by tag and by tier, with the "
-    "missing operators (in text, the first few of each group; --all: every one). SPEC and "
-    "OTHER are each a spec (native_functions.yaml), a backend YAML or a text file of "
-    "operator names."
-)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -138,3 +130,17 @@ def _read(path: str, kind: str, tags: str | None, base: tuple[str, Spec] | None)
 
 def _tier_name(path: str) -> str:
     return os.path.splitext(os.path.basename(path))[0]
+
+
+TOOL = ToolCommand(
+    name="coverage",
+    help="how much of another spec's operators a spec or backend implements",
+    description=(
+        "How much of OTHER's operators SPEC implements, grouped by tag and by tier, with the "
+        "missing operators (in text, the first few of each group; --all: every one). SPEC and "
+        "OTHER are each a spec (native_functions.yaml), a backend YAML or a text file of "
+        "operator names."
+    ),
+    add_arguments=add_arguments,
+    run=run_coverage,
+)

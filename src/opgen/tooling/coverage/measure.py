@@ -5,8 +5,9 @@ The groups, in order: `all` (every operator of the reference); one per
 is the user's list); one per tag of the reference (in its tags file's order,
 then any others), with the operators carrying it, unless every operator does.
 Each group counts its operators, those the implementation has, and lists the
-missing ones in the reference's order. Names the implementation has that the reference lacks are
-listed as `extra` (a typo, or an operator of another version).
+missing ones in the reference's order; those a lowering spec leaves out (with a reason)
+are listed apart from the missing ones. Names the implementation has that the reference
+lacks are listed as `extra` (a typo, or an operator of another version).
 """
 
 from __future__ import annotations
@@ -25,7 +26,8 @@ class Group:
     kind: Literal["all", "tier", "tag"]
     total: int
     implemented: int
-    missing: tuple[str, ...]
+    missing: tuple[str, ...]  # neither implemented nor left out
+    left_out: tuple[str, ...] = ()  # not implemented, on purpose (a lowering spec's)
 
     @property
     def percent(self) -> float | None:
@@ -45,8 +47,9 @@ def measure(
 ) -> Coverage:
     """`tiers`: each tier's name and operators."""
     have = set(implementation.names)
-    groups = [_group("all", "all", reference.names, have)]
-    groups += [_group(name, "tier", tier.names, have) for name, tier in tiers]
+    left = {name for out in implementation.left_out for name in out.overloads}
+    groups = [_group("all", "all", reference.names, have, left)]
+    groups += [_group(name, "tier", tier.names, have, left) for name, tier in tiers]
     by_tag: dict[str, list[str]] = {}
     for name in reference.names:
         for tag in reference.tags.get(name, ()):
@@ -56,7 +59,7 @@ def measure(
     # A tag every operator has (`pt2_compliant_tag` on aten's) would repeat `all`.
     everyone = len(reference.names)
     groups += [
-        _group(tag, "tag", by_tag[tag], have) for tag in order if len(by_tag[tag]) < everyone
+        _group(tag, "tag", by_tag[tag], have, left) for tag in order if len(by_tag[tag]) < everyone
     ]
     known = set(reference.names)
     extra = tuple(name for name in implementation.names if name not in known)
@@ -64,10 +67,16 @@ def measure(
 
 
 def _group(
-    name: str, kind: Literal["all", "tier", "tag"], members: Sequence[str], have: set[str]
+    name: str,
+    kind: Literal["all", "tier", "tag"],
+    members: Sequence[str],
+    have: set[str],
+    left: set[str],
 ) -> Group:
-    missing = tuple(m for m in members if m not in have)
-    return Group(name, kind, len(members), len(members) - len(missing), missing)
+    absent = [m for m in members if m not in have]
+    missing = tuple(m for m in absent if m not in left)
+    left_out = tuple(m for m in absent if m in left)
+    return Group(name, kind, len(members), len(members) - len(absent), missing, left_out)
 
 
 def tier_warnings(

@@ -7,6 +7,11 @@
 - A backend YAML (`backend:`, `supported:`, ...): a YAML mapping, read with
   every rule `opgen backend` applies against a spec. Its operators are the ones
   it has kernels for: `supported`, `autograd` and `full_codegen`.
+- A lowering spec (`opgen aten-mlx`'s: a YAML list whose first entry is `op:`,
+  `left_out:` or `module:`), one or several files read together against a spec,
+  as `opgen aten-mlx` reads them (its C++ is not checked). Its operators are the
+  overloads it lowers, in-place and out= variants included; the ones it leaves
+  out are listed with their reasons.
 - Anything else (a file not ending in .yaml or .yml): operator names, one per
   line (`add.Tensor`, `aten::relu`; `#` starts a comment).
 
@@ -19,7 +24,7 @@ operator groups that only a full load builds.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from opgen.diagnostics import Diagnostic, Location, SpecError
@@ -29,7 +34,18 @@ from opgen.spec.schema import OperatorName
 from opgen.spec.syntax import SchemaError
 from opgen.spec.yaml.load import read_text
 
-Kind = Literal["spec", "backend", "names"]
+Kind = Literal["spec", "backend", "names", "lowering"]
+# The keys a lowering spec's entries open with (a spec's open with `func:`).
+LOWERING_KEYS = ("op", "left_out", "module")
+
+
+@frozen
+class LeftOut:
+    """Operators a lowering spec leaves out, and why."""
+
+    op: str  # as written: an overload or a base name
+    reason: str
+    overloads: tuple[str, ...]  # the overloads it leaves out
 
 
 @frozen
@@ -40,6 +56,7 @@ class OperatorSet:
     tags: Mapping[str, frozenset[str]]  # each operator's tags (specs only)
     tag_order: tuple[str, ...]  # the tags file's order (specs only)
     locations: Mapping[str, Location]  # where each name is written
+    left_out: tuple[LeftOut, ...] = ()  # what a lowering spec leaves out
 
 
 def kind_of(path: str) -> Kind:
@@ -50,7 +67,10 @@ def kind_of(path: str) -> Kind:
         content = line.partition("#")[0].rstrip()
         if not content:
             continue
-        return "spec" if content.startswith("-") else "backend"
+        if not content.startswith("-"):
+            return "backend"
+        key = content[1:].strip().partition(":")[0].strip()
+        return "lowering" if key in LOWERING_KEYS else "spec"
     raise SpecError(
         "the file is empty; expected a spec (a list of '- func:' entries) or a backend YAML "
         "(a mapping with 'backend:'); a list of operator names is a file not ending in .yaml",
@@ -84,6 +104,36 @@ def backend_operators(path: str, spec: Spec) -> OperatorSet:
     for listed in (*backend.supported, *backend.autograd, *backend.full_codegen):
         locations.setdefault(qualified("aten", str(listed.name)), listed.location)
     return OperatorSet(path, "backend", tuple(locations), {}, (), locations)
+
+
+def lowering_operators(paths: Sequence[str], spec: Spec) -> OperatorSet:
+    """The overloads the lowering spec in `paths` lowers and leaves out, read against
+    `spec` (read in full: the reader needs its groups)."""
+    from opgen.spec.lowering.reader import read_lowering
+
+    lowering = read_lowering(paths, spec, mlx=None)
+    locations = {
+        qualified(lowered.function.namespace, str(lowered.function.func.name)): lowered.entry
+        for lowered in lowering.lowerings
+    }
+    left_out = tuple(
+        LeftOut(
+            out.op,
+            out.reason,
+            tuple(qualified(f.namespace, str(f.func.name)) for f in out.functions),
+        )
+        for out in lowering.left_out
+    )
+    return OperatorSet(
+        lowering_path(paths), "lowering", tuple(locations), {}, (), locations, left_out
+    )
+
+
+def lowering_path(paths: Sequence[str]) -> str:
+    """How reports name a lowering spec: its file, or how many files and where."""
+    if len(paths) == 1:
+        return paths[0]
+    return f"{len(paths)} lowering files in {os.path.commonpath(paths) or '.'}"
 
 
 def names_operators(path: str) -> OperatorSet:

@@ -17,14 +17,7 @@ import os
 from typing import TextIO
 
 from opgen.diagnostics import write_diagnostics
-
-HELP = "compatibility breaks between two specs, by PyTorch's rules"
-DESCRIPTION = (
-    "Compare two specs operator by operator: every change, located in both files, as "
-    "backward-incompatible, forward-incompatible (as PyTorch's schema checks decide) or "
-    "informational. Text lists every break, then a few findings of each informational kind "
-    "(--all: every one). Exit status 1 when a break is not allowed."
-)
+from opgen.targets.contract import ToolCommand
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -89,3 +82,17 @@ def _tags(native: str, tags: str | None) -> str | None:
         return tags
     beside = os.path.join(os.path.dirname(native), "tags.yaml")
     return beside if os.path.isfile(beside) else None
+
+
+TOOL = ToolCommand(
+    name="diff",
+    help="compatibility breaks between two specs, by PyTorch's rules",
+    description=(
+        "Compare two specs operator by operator: every change, located in both files, as "
+        "backward-incompatible, forward-incompatible (as PyTorch's schema checks decide) or "
+        "informational. Text lists every break, then a few findings of each informational kind "
+        "(--all: every one). Exit status 1 when a break is not allowed."
+    ),
+    add_arguments=add_arguments,
+    run=run_diff,
+)

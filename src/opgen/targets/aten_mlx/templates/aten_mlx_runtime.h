@@ -361,6 +361,37 @@ inline Promoted promoted(const char* op, Promotion kind, Dtype common) {
   }
 }
 
+// `alpha` of an elementwise operator (add's, sub's): a number in the dtype the operator
+// computes in. Multiplying by it (`multiply(other, alpha)`) builds nothing when it is one,
+// the value it nearly always has.
+struct Alpha {
+  Scalar value;
+  Dtype dtype;
+
+  bool is_one() const {
+    switch (value.kind) {
+      case Scalar::Kind::boolean:
+      case Scalar::Kind::integer:
+        return value.integer == 1;
+      case Scalar::Kind::floating:
+        return value.real == 1.0;
+      default:
+        return value.real == 1.0 && value.imag == 0.0;
+    }
+  }
+  operator array() const {
+    return value.as_array(dtype);
+  }
+};
+
+inline array multiply(const array& a, const Alpha& alpha) {
+  return alpha.is_one() ? a : mlx::core::multiply(a, static_cast<array>(alpha));
+}
+
+inline array multiply(const Alpha& alpha, const array& a) {
+  return multiply(a, alpha);
+}
+
 // `alpha` of add and sub: an integral operation takes no non-integral alpha, and a
 // boolean one only a boolean (PyTorch's alpha_check).
 inline void check_alpha(const char* op, Dtype dtype, const Scalar& alpha) {
@@ -609,6 +640,75 @@ inline array advanced_index(
     back.push_back(d);
   }
   return transpose(result, back);
+}
+
+// PyTorch's accumulation dtype (its acc_type): half-precision floats are reduced and
+// scanned in float32, then returned in their own dtype (MLX would accumulate in them).
+inline Dtype accumulate_dtype(Dtype dtype) {
+  return dtype == mlx::core::float16 || dtype == mlx::core::bfloat16 ? mlx::core::float32 : dtype;
+}
+
+inline array accumulated(const array& a) {
+  const Dtype dtype = accumulate_dtype(a.dtype());
+  return dtype == a.dtype() ? a : mlx::core::astype(a, dtype);
+}
+
+// A reduction without an identity (max, min, argmax, ...) over an empty dimension is an
+// error in PyTorch.
+inline void check_reducible(const char* op, const array& self, const std::vector<int>& axes) {
+  for (int axis : axes) {
+    if (self.shape(axis) == 0) {
+      std::ostringstream why;
+      why << "dimension " << axis << " is empty, and this reduction has no identity";
+      refuse(op, "self", why.str());
+    }
+  }
+}
+
+// The index (int64) of the first maximum (`largest`) or minimum along `axis`, as PyTorch
+// finds it: NaN is more extreme than any number, and the first of equals wins.
+inline array arg_extreme(const array& x, int axis, bool keepdim, bool largest) {
+  using namespace mlx::core;
+  array index = largest ? argmax(x, axis, keepdim) : argmin(x, axis, keepdim);
+  if (is_floating(x.dtype())) {
+    const array nan = isnan(x);
+    index = where(any(nan, axis, keepdim), argmax(nan, axis, keepdim), index);
+  }
+  return astype(index, int64);
+}
+
+// PyTorch's variance over `axes`: the squared deviations' sum over max(0, count -
+// correction), so a correction at or past the count gives inf or nan as PyTorch does;
+// half-precision floats computed in float32, complex numbers giving their real dtype.
+inline array variance(const array& x, const std::vector<int>& axes, double correction, bool keepdim) {
+  using namespace mlx::core;
+  const array input = accumulated(x);
+  double count = 1;
+  for (int axis : axes) {
+    count *= x.shape(axis);
+  }
+  const array deviation = subtract(input, mean(input, axes, true));
+  const array squared = is_complex(x.dtype()) ? square(abs(deviation)) : square(deviation);
+  const Dtype real = is_complex(x.dtype()) ? float32 : x.dtype();
+  const array divisor = array(std::max(0.0, count - correction), squared.dtype());
+  return astype(divide(sum(squared, axes, keepdim), divisor), real);
+}
+
+// The order of `x` along `axis` as PyTorch's stable sort gives it (int64 indices): NaN
+// after every number (first when descending), equal elements in their order.
+inline array stable_order(const array& x, int axis, bool descending) {
+  using namespace mlx::core;
+  if (x.ndim() == 0 || x.size() == 0) {
+    return zeros(x.shape(), int64);  // MLX's sort fails on empty arrays
+  }
+  if (!descending) {
+    return astype(argsort(x, axis), int64);
+  }
+  // Descending and stable: the ascending stable order of the reversed elements, reversed.
+  const int extent = x.shape(axis);
+  const array reverse = arange(extent - 1, -1, -1, int32);
+  const array order = astype(take(argsort(take(x, reverse, axis), axis), reverse, axis), int64);
+  return subtract(array(static_cast<std::int64_t>(extent - 1), int64), order);
 }
 
 // A tuple of arrays for multi-output operators.

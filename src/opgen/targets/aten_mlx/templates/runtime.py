@@ -131,8 +131,8 @@ def tensor_to_mlx(tensor: Any) -> mx.array:
         t = t.cpu()
     if t.dtype == torch.bfloat16:
         return mx.array(t.view(torch.int16).numpy()).view(mx.bfloat16)
-    dtype(t.dtype)  # refuses what MLX has no dtype for
-    return mx.array(t.numpy())
+    # The dtype given: MLX makes float32 of float64 values otherwise.
+    return mx.array(t.numpy(), dtype=dtype(t.dtype))
 
 
 def call(name: Any, *args: Any, **kwargs: Any) -> Any:
@@ -171,7 +171,7 @@ def _callable_key(target: object) -> str | None:
     return None
 
 
-def load(program: Any, *, decompose: bool = True) -> Program:
+def load(program: Any, *, decompose: bool = True) -> MlxProgram:
     """An ExportedProgram, ready to run on MLX. A program with operators the package does
     not lower is decomposed to the Core ATen opset first (`decompose`), then refused with
     every operator it still lacks."""
@@ -185,10 +185,10 @@ def load(program: Any, *, decompose: bool = True) -> Program:
             f"the program calls {len(missing)} operators that this package does not lower "
             f"to MLX: {listed}"
         )
-    return Program(program)
+    return MlxProgram(program)
 
 
-class Program:
+class MlxProgram:
     """An exported program on MLX: its state converted once, its graph one function."""
 
     def __init__(self, program: Any) -> None:
