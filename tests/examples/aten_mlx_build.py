@@ -10,8 +10,8 @@ directory to put on sys.path is printed.
 
 from __future__ import annotations
 
+import fcntl
 import os
-import shutil
 import subprocess
 import sys
 import sysconfig
@@ -27,7 +27,16 @@ def lowering_files(example: Path = EXAMPLE) -> list[str]:
 
 
 def build_package(work: Path, example: Path = EXAMPLE) -> Path:
-    """The directory holding the built package `aten_mlx`."""
+    """The directory holding the built package `aten_mlx`. Processes that build into the
+    same `work` at once take turns (a lock file): the first builds, the others find the
+    build up to date."""
+    work.mkdir(parents=True, exist_ok=True)
+    with open(work / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _build(work, example)
+
+
+def _build(work: Path, example: Path) -> Path:
     generated, cmake_dir, package = work / "generated", work / "cmake", work / "package"
     opgen = [sys.executable, "-m", "opgen", "aten-mlx", *lowering_files(example)]
     subprocess.run([*opgen, "-o", str(generated)], check=True)
@@ -48,12 +57,23 @@ def build_package(work: Path, example: Path = EXAMPLE) -> Path:
     if built.returncode != 0:
         raise RuntimeError(f"the build of {PACKAGE} failed:\n{built.stdout[-8000:]}")
     target = package / PACKAGE
-    if target.exists():
-        shutil.rmtree(target)
-    shutil.copytree(generated / PACKAGE, target)
+    target.mkdir(parents=True, exist_ok=True)
     suffix = sysconfig.get_config_var("EXT_SUFFIX")
-    shutil.copyfile(cmake_dir / f"_ops{suffix}", target / f"_ops{suffix}")
+    built_files = [*(generated / PACKAGE).iterdir(), cmake_dir / f"_ops{suffix}"]
+    for source in built_files:
+        _replace_if_changed(source, target / source.name)
     return package
+
+
+def _replace_if_changed(source: Path, destination: Path) -> None:
+    """Copy `source` over `destination` atomically, unless they hold the same bytes (a
+    process may have the package imported)."""
+    data = source.read_bytes()
+    if destination.is_file() and destination.read_bytes() == data:
+        return
+    temporary = destination.with_name(f".{destination.name}.{os.getpid()}.tmp")
+    temporary.write_bytes(data)
+    os.replace(temporary, destination)
 
 
 if __name__ == "__main__":

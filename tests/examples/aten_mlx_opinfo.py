@@ -6,8 +6,10 @@ them, the op runs eagerly on the CPU under a dispatch mode that records every AT
 operator it calls, with its arguments and results. Each recorded call of an operator the
 package lowers is then run through the package's function, on the same arguments
 converted to MLX, and compared with what eager torch returned: the same shape, torch's
-dtype (int64 where torch gives int64), and the values at the tolerances
-`torch.testing.assert_close` uses for that dtype. Operators whose results are random
+dtype (int64 where torch gives int64), and the values at the OpInfo's tolerances: the
+loosest tolerance any of the OpInfo's own tolerance overrides gives for the sample's
+dtype (PyTorch's tests of that operator accept that much), else the tolerances
+`torch.testing.assert_close` uses for the dtype. Operators whose results are random
 (PyTorch's `nondeterministic_seeded` tag) or uninitialized (`empty*`) are compared by
 shape and dtype only.
 
@@ -37,6 +39,16 @@ from torch.utils._pytree import tree_flatten, tree_map
 DTYPES = (torch.float32, torch.int64, torch.bool, torch.bfloat16)
 # Operators whose values are not determined by their arguments.
 UNINITIALIZED = ("aten::empty", "aten::empty_like", "aten::empty_strided", "aten::new_empty")
+# Operators that read a tensor's memory, not only its values: their expected result is
+# torch's on contiguous copies of the arguments, whose memory is their values in
+# row-major order, as an MLX array's is (a view's memory beyond its values, or in
+# another order, never reaches MLX).
+STORAGE_READERS = (
+    "aten::as_strided",
+    "aten::as_strided_",
+    "aten::as_strided_copy",
+    "aten::as_strided_scatter",
+)
 
 
 @dataclass
@@ -82,13 +94,26 @@ class _Recorder(TorchDispatchMode):
         if self.wanted(key):
             copies = tree_map(_copy, (args, kwargs))
         result = func(*args, **kwargs)
-        if copies is not None:
+        if copies is not None and key in STORAGE_READERS:
+            copies = tree_map(_contiguous, copies)
+            try:
+                expected = func(*tree_map(_copy, copies[0]), **tree_map(_copy, copies[1]))
+            except RuntimeError:  # torch refuses the copies: nothing to compare
+                return result
+            self.calls.append(Call(key, func, copies[0], copies[1], tree_map(_copy, expected)))
+        elif copies is not None:
             self.calls.append(Call(key, func, copies[0], copies[1], tree_map(_copy, result)))
         return result
 
 
 def _copy(value: Any) -> Any:
     return value.detach().clone() if isinstance(value, torch.Tensor) else value
+
+
+def _contiguous(value: Any) -> Any:
+    if isinstance(value, torch.Tensor):
+        return value.detach().clone(memory_format=torch.contiguous_format)
+    return value
 
 
 def operator_key(overload: Any) -> str:
@@ -109,8 +134,26 @@ def to_torch(value: Any) -> Any:
     return value
 
 
-def compare(expected: Any, actual: Any, values: bool) -> str | None:
-    """Why `actual` (torch values from MLX) is not `expected`; None if it is."""
+def tolerance(op: Any, dtype: torch.dtype) -> dict[str, float]:
+    """The loosest (atol, rtol) the OpInfo's tolerance overrides give `dtype`, for
+    assert_close; empty (its defaults) if none does."""
+    from torch.testing._internal.common_device_type import toleranceOverride
+
+    found: dict[str, float] = {}
+    for decorator in op.decorators:
+        for inner in getattr(decorator, "decorators", [decorator]):
+            if isinstance(inner, toleranceOverride) and dtype in inner.d:
+                tol = inner.d[dtype]
+                found["atol"] = max(found.get("atol", 0.0), tol.atol)
+                found["rtol"] = max(found.get("rtol", 0.0), tol.rtol)
+    return found
+
+
+def compare(
+    expected: Any, actual: Any, values: bool, tolerances: Mapping[str, float] | None = None
+) -> str | None:
+    """Why `actual` (torch values from MLX) is not `expected` at `tolerances` (atol, rtol;
+    none: assert_close's defaults); None if it is."""
     flat_expected = tree_flatten(expected)[0]
     flat_actual = tree_flatten(actual)[0]
     if len(flat_expected) != len(flat_actual):
@@ -126,7 +169,7 @@ def compare(expected: Any, actual: Any, values: bool) -> str | None:
                 return f"{where}dtype {a.dtype}, expected {e.dtype}"
             if values:
                 try:
-                    torch.testing.assert_close(a, e, equal_nan=True)
+                    torch.testing.assert_close(a, e, equal_nan=True, **(tolerances or {}))
                 except AssertionError as error:
                     return where + " ".join(str(error).split())[:300]
         elif isinstance(e, (int, float, bool)) and values:
@@ -137,14 +180,22 @@ def compare(expected: Any, actual: Any, values: bool) -> str | None:
 
 
 def run_call(
-    call: Call, operators: Mapping[str, Callable[..., Any]], to_mlx: Callable[..., Any]
+    call: Call,
+    operators: Mapping[str, Callable[..., Any]],
+    to_mlx: Callable[..., Any],
+    tolerances: Mapping[str, float] | None = None,
 ) -> tuple[str, str]:
     """('passed' | 'failed' | 'refused', detail)."""
     function = operators[call.key]
     random = torch.Tag.nondeterministic_seeded in call.overload.tags
     values = not random and not call.key.startswith(UNINITIALIZED)
     try:
-        result = function(*to_mlx(call.args), **{k: to_mlx(v) for k, v in call.kwargs.items()})
+        args = to_mlx(call.args)
+        kwargs = {k: to_mlx(v) for k, v in call.kwargs.items()}
+    except TypeError as error:  # a value MLX has no type for (complex128): the package refuses it
+        return "refused", f"{call.key}: {error}"
+    try:
+        result = function(*args, **kwargs)
         import mlx.core as mx
 
         mx.eval([r for r in tree_flatten(result)[0] if isinstance(r, mx.array)])
@@ -155,7 +206,7 @@ def run_call(
         return "failed", f"ValueError: {message}"
     except Exception as error:  # any other error is a failure of the lowering
         return "failed", f"{type(error).__name__}: {' '.join(str(error).split())[:300]}"
-    problem = compare(call.result, to_torch(result), values)
+    problem = compare(call.result, to_torch(result), values, tolerances)
     return ("passed", "") if problem is None else ("failed", problem)
 
 
@@ -221,7 +272,7 @@ def worker(
                     }
                 )
                 for call in recorder.calls:
-                    outcome, detail = run_call(call, operators, to_mlx)
+                    outcome, detail = run_call(call, operators, to_mlx, tolerance(op, dtype))
                     emit(
                         {
                             "key": call.key,

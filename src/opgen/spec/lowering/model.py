@@ -47,14 +47,16 @@ class Lowering:
     function: NativeFunction  # the overload, from the release's spec
     body: Body
     promotion: Promotion  # NONE unless the operator is pointwise (or a composition says)
-    promoted: tuple[str, ...]  # the arguments promoted together (pointwise operators)
+    # The arguments promoted together (pointwise operators); with promotion NONE, the
+    # operands (a tensor or a number) its body promotes itself (`promote:`).
+    promoted: tuple[str, ...]
     integral_to_long: bool  # a reduction that reduces bool and integers in int64
     entry: Location  # the entry that lowers it (`op:`)
     # The tags that choose its shared semantics: its own and, for an in-place or out=
     # variant, its functional overload's (`pointwise`, `reduction`).
     tags: frozenset[str]
-    # The overload whose body this is, when the entry named another: a base name for all
-    # its overloads, or a functional overload for its in-place and out= variants.
+    # The functional overload whose entry this in-place or out= variant takes its body
+    # from; None for an overload its entry names (itself, or by its base name).
     variant_of: NativeFunction | None = None
 
     @property

@@ -19,8 +19,10 @@ helpers, `code:` C++ statements (a function body), `compose:` an expression over
 lowered operators (`opgen.spec.lowering.compose`). A body names the schema's arguments;
 for an elementwise (`pointwise`) operator its promoted arguments are arrays in the
 dtype it computes in (`promotion:` chooses the kind, `promote:` which arguments take
-part: by default every Tensor and Scalar but `alpha`), and a reduction (`reduction`) has
-`axes`, its `dim` as MLX's axes. `op` is the operator's name, for `refuse(op, ...)`.
+part: by default every Tensor and Scalar but `alpha`; with `promotion: none` they are
+operands, a tensor or a number, that the body promotes itself), and a reduction
+(`reduction`) has `axes`, its `dim` as MLX's axes. `op` is the operator's name, for
+`refuse(op, ...)`.
 
 Several files may be read together (a spec split by kind of operator); an overload
 named twice, a name the release does not have, an argument the schema does not have, a
@@ -261,7 +263,8 @@ class _Reader:
             self.error(where, f"'{text}' is not an ATen operator: only aten:: is lowered")
             return None
         if "." in name:
-            found = self.by_name.get(name)
+            # `name.default` is the default overload, which the spec names `name`.
+            found = self.by_name.get(name.removesuffix(".default"))
             if found is None:
                 self.error(where, self._unknown(name))
                 return None
@@ -316,8 +319,9 @@ class _Reader:
             integral = False
         if operator is None or not good:
             return None
-        if not self._options_apply(item, operator[1], promotion, promote, kind, integral):
-            return None
+        # Mistakes there are reported, and the entry is kept: the operator is still
+        # lowered for the compositions that call it, which are not wrong.
+        self._check_options(item, operator[1], promotion, promote, kind, integral)
         body_text = written(item, kind)
         where = item.value_location(kind)
         composition = None
@@ -362,7 +366,7 @@ class _Reader:
             return None
         return tuple((str(v), value.item_locations[i]) for i, v in enumerate(value))
 
-    def _options_apply(
+    def _check_options(
         self,
         item: YamlMap,
         functions: Sequence[NativeFunction],
@@ -370,24 +374,19 @@ class _Reader:
         promote: tuple[tuple[str, Location], ...] | None,
         kind: str,
         integral: bool,
-    ) -> bool:
-        """Whether promote: and integral_to_long: name what the overloads have (each
-        mistake reported once for the entry, at what is wrong)."""
-        good = True
+    ) -> None:
+        """Reports a promote: or integral_to_long: that names what the overloads lack,
+        each mistake once for the entry, at what is wrong."""
         tags = [self._tags(f) for f in functions]
         if promote is not None:
             pointwise = any("pointwise" in t for t in tags) and kind != "compose"
-            if promotion is Promotion.NONE or (promotion is None and not pointwise):
+            if promotion is None and not pointwise:
                 self.error(
                     item.key_location("promote"),
                     f"promote: chooses the arguments a promotion promotes, and "
                     f"'{functions[0].func.name}' has none (it is not pointwise; promotion: "
-                    "would give it one)"
-                    if promotion is None
-                    else "promote: chooses the arguments a promotion promotes, and the entry "
-                    "says promotion: none",
+                    "would give it one)",
                 )
-                good = False
             for name, where in promote:
                 for f in functions:
                     arguments = {a.name: a for a in f.func.arguments.flat_non_out}
@@ -405,7 +404,6 @@ class _Reader:
                         )
                     else:
                         continue
-                    good = False
                     break
         if integral and not any("reduction" in t for t in tags):
             self.error(
@@ -413,8 +411,6 @@ class _Reader:
                 f"integral_to_long: '{functions[0].func.name}' is no reduction (it has no "
                 "`reduction` tag), and only a reduction's input is taken in int64",
             )
-            good = False
-        return good
 
     def _tags(self, f: NativeFunction) -> frozenset[str]:
         """An overload's tags and, for a variant, its functional overload's."""
@@ -536,15 +532,20 @@ class _Reader:
         )
 
     def _promoted(self, entry: _Entry, f: NativeFunction, promotion: Promotion) -> tuple[str, ...]:
-        if promotion is Promotion.NONE:
+        if promotion is Promotion.NONE and entry.promote is None:
             return ()
         arguments = {a.name: a for a in f.func.arguments.flat_non_out}
-        if entry.promote is not None:
-            return tuple(name for name in entry.promote if name in arguments)
+        promotable = (BaseTy.Tensor, BaseTy.Scalar)
+        if entry.promote is not None:  # checked by _check_options
+            return tuple(
+                name
+                for name in entry.promote
+                if name in arguments and arguments[name].type.base_ty in promotable
+            )
         return tuple(
             a.name
             for a in f.func.arguments.flat_non_out
-            if a.type.base_ty in (BaseTy.Tensor, BaseTy.Scalar) and a.name != "alpha"
+            if a.type.base_ty in promotable and a.name != "alpha"
         )
 
 

@@ -95,9 +95,12 @@ class _Prologue:
             layout = p.name if optional else f"std::optional<std::string>({p.name})"
             self.lines.append(f"check_layout(op, {layout});")
         elif _sized(p):
-            self.lines.append(
-                f"const IntList {p.name} = sized(op, {cpp_string(p.name)}, {p.name}_arg, {p.size});"
-            )
+            sized = f"sized(op, {cpp_string(p.name)}, {p.name}_arg, {p.size})"
+            # Empty stands for a value the operator derives: a default `[]`, or a pooling
+            # stride (the kernel size), which backward schemas take without the default.
+            if p.default == "[]" or p.name == "stride":
+                sized = f"{p.name}_arg.empty() ? {p.name}_arg : {sized}"
+            self.lines.append(f"const IntList {p.name} = {sized};")
 
     def _promotion(self) -> None:
         promoted = self.lowering.promoted
@@ -105,7 +108,15 @@ class _Prologue:
         self.lines += [f"result_type.add({name}_arg);" for name in promoted]
         kind = _PROMOTION[self.lowering.promotion]
         self.lines.append(f"const Promoted promote = promoted(op, {kind}, result_type.dtype());")
-        self.lines += [f"const auto {name} = promote({name}_arg);" for name in promoted]
+        types = {p.name: p.cpp_type for p in self.params}
+        for name in promoted:
+            if types[name] in _BOUND:  # an array of the compute dtype, copied only if cast
+                self.lines.append(f"std::optional<mlx::core::array> {name}_held;")
+                self.lines.append(
+                    f"const mlx::core::array& {name} = promote.bind({name}_arg, {name}_held);"
+                )
+            else:
+                self.lines.append(f"const auto {name} = promote({name}_arg);")
         if "alpha" in self.rebound:
             self.lines.append("check_alpha(op, promote.compute, alpha_arg);")
             self.lines.append("const Alpha alpha{alpha_arg, promote.compute};")
@@ -115,8 +126,10 @@ class _Prologue:
         if self.reduction_input:
             dtype = "dtype" if "dtype" in names else "std::nullopt"
             integral = "true" if self.lowering.integral_to_long else "false"
+            self.lines.append("std::optional<mlx::core::array> self_held;")
             self.lines.append(
-                f"const mlx::core::array self = reduction_input(self_arg, {dtype}, {integral});"
+                "const mlx::core::array& self = "
+                f"reduction_input(self_arg, {dtype}, {integral}, self_held);"
             )
         dim = "dim" if "dim" in names else "std::optional<std::int64_t>()"
         self.lines.append(
@@ -124,12 +137,14 @@ class _Prologue:
         )
 
     def finish(self) -> str:
-        """What the function returns, of the body's `value`."""
-        finish = "promote.finish(value)" if self.promotes else "value"
+        """What the function returns, of the body's value (`computed`, a name no schema
+        argument has: `value` is one)."""
+        finish = "promote.finish(std::move(computed))" if self.promotes else "computed"
         func = self.lowering.function.func
         kind = func.kind
         if kind is SchemaKind.inplace:
-            return f"mlx::core::astype({finish}, self_dtype)"
+            elementwise = "true" if self.promotes else "false"
+            return f"finish_inplace(op, {finish}, {self.name('self')}, {elementwise})"
         if kind is SchemaKind.out:
             outs = [a.name for a in func.arguments.out]
             if len(outs) == 1:
@@ -142,8 +157,19 @@ class _Prologue:
         return finish
 
 
+# Parameter types a promotion binds by reference (`Promoted::bind`).
+_BOUND = frozenset({"Operand", "mlx::core::array", "Scalar"})
+
+
 def _sized(p: LoweredParameter) -> bool:
-    return p.size is not None and p.size > 1 and not isinstance(p.type, OptionalType)
+    """An `int[N]` list, which PyTorch reads as N values (one value stands for all); a
+    `bool[N]` list has N values already."""
+    return (
+        p.cpp_type == "IntList"
+        and p.size is not None
+        and p.size > 1
+        and not isinstance(p.type, OptionalType)
+    )
 
 
 def function_definition(lowering: Lowering, spec: LoweringSpec) -> list[str]:
@@ -158,8 +184,6 @@ def function_definition(lowering: Lowering, spec: LoweringSpec) -> list[str]:
         f"{result} {cpp_name(func.name)}({declared}) {{",
         f"  static constexpr const char* op = {cpp_string(lowering.name)};",
     ]
-    if func.kind is SchemaKind.inplace:
-        lines.append(f"  const mlx::core::Dtype self_dtype = {prologue.name('self')}.dtype();")
     lines += [f"  {line}" for line in prologue_lines]
     body = lowering.body
     if body.kind is BodyKind.COMPOSE:
@@ -173,7 +197,7 @@ def function_definition(lowering: Lowering, spec: LoweringSpec) -> list[str]:
         return [*lines, "  {", "    using namespace mlx::core;", *inner, "  }", "}"]
     return [
         *lines,
-        f"  const {result} value = [&]() -> {result} {{",
+        f"  {result} computed = [&]() -> {result} {{",
         "    using namespace mlx::core;",
         *inner,
         "  }();",

@@ -5,8 +5,11 @@ backend lack?" is `opgen coverage my_backend.yaml --against native_functions.yam
 "which tier-1 operators does my port miss?" is
 `opgen coverage my_ops.txt --against native_functions.yaml --tier tier1.txt`.
 SPEC and OTHER are each a spec, a backend YAML or a list of names
-(`sources`). A backend YAML is read against a spec: OTHER if it is one, else
-SPEC, else `--source-spec` (default: the installed torchgen's packaged spec).
+(`sources`), and SPEC may be a lowering spec, whose files are read together:
+"which core operators does my lowering lack?" is `opgen coverage lowering/*.yaml`,
+OTHER then defaulting to the installed torchgen's packaged spec. A backend YAML or a
+lowering spec is read against a spec: OTHER if it is one, else SPEC, else
+`--source-spec` (default: the installed torchgen's packaged spec).
 """
 
 from __future__ import annotations
@@ -29,15 +32,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add(
         "spec",
         metavar="SPEC",
+        nargs="+",
         help="what implements the operators: a spec, a backend YAML (its supported, autograd "
-        "and full_codegen lists) or a file of operator names, one per line",
+        "and full_codegen lists), a file of operator names, one per line, or the files of a "
+        "lowering spec (opgen aten-mlx's), read together",
     )
     add(
         "--against",
         metavar="OTHER",
-        required=True,
         help="the operators to cover: a spec (grouped by its tags), a backend YAML or a file "
-        "of operator names",
+        "of operator names (required, but for a lowering spec: default, the installed "
+        "torchgen's packaged native_functions.yaml)",
     )
     add(
         "--tier",
@@ -50,8 +55,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add(
         "--source-spec",
         metavar="NATIVE_YAML",
-        help="the spec a backend YAML is read against when neither SPEC nor OTHER is a spec "
-        "(default: the installed torchgen's packaged native_functions.yaml)",
+        help="the spec a backend YAML or a lowering spec is read against when neither SPEC "
+        "nor OTHER is a spec (default: the installed torchgen's packaged "
+        "native_functions.yaml)",
     )
     add("--format", choices=("text", "json", "markdown"), default="text", help="output format")
     add(
@@ -67,6 +73,10 @@ def run_coverage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     from opgen.tooling.coverage.measure import measure, tier_warnings
     from opgen.tooling.coverage.sources import names_operators
 
+    problem = _usage_problem(args)
+    if problem is not None:
+        err.write(f"opgen coverage: error: {problem}\n")
+        return 2
     implementation, reference = _operator_sets(args)
     tiers = [(_tier_name(path), names_operators(path)) for path in args.tier]
     coverage = measure(implementation, reference, tiers)
@@ -82,36 +92,77 @@ def run_coverage(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     return 0
 
 
+def _usage_problem(args: argparse.Namespace) -> str | None:
+    """What is wrong with the flags, before anything is read (exit status 2). SPEC's
+    several files and a missing --against are a lowering spec's alone."""
+    from opgen.tooling.coverage.sources import kind_of
+
+    if len(args.spec) == 1 and args.against is not None:
+        return None
+    kinds = {path: kind_of(path) for path in args.spec}
+    others = [path for path, kind in kinds.items() if kind != "lowering"]
+    if others and len(args.spec) > 1:
+        kind = {"spec": "spec", "backend": "backend YAML", "names": "list of names"}
+        return (
+            f"{others[0]} is a {kind[kinds[others[0]]]}, and only a lowering spec's files are "
+            "read together: name one SPEC"
+        )
+    if args.against is None and others:
+        return "the following arguments are required: --against"
+    if args.against is None and _packaged_spec() is None:
+        return (
+            "a lowering spec is covered against torchgen's packaged spec by default, and "
+            "torchgen is not installed: pass --against NATIVE_YAML"
+        )
+    return None
+
+
+def _packaged_spec() -> str | None:
+    """The installed torchgen's packaged native_functions.yaml, if torchgen is installed."""
+    from opgen.installed_torchgen import packaged_aten
+
+    aten = packaged_aten()
+    return None if aten is None else os.path.join(aten, "native", "native_functions.yaml")
+
+
 def _operator_sets(args: argparse.Namespace) -> tuple[OperatorSet, OperatorSet]:
     """SPEC's and OTHER's operators, each read as its kind requires."""
     from opgen.tooling.coverage.sources import kind_of
 
-    kinds = {args.spec: kind_of(args.spec), args.against: kind_of(args.against)}
-    base = _base_spec(args, kinds) if "backend" in kinds.values() else None
-    implementation = _read(args.spec, kinds[args.spec], None, base)
-    reference = _read(args.against, kinds[args.against], args.tags, base)
+    against = args.against or _packaged_spec()
+    assert against is not None  # _usage_problem
+    spec = args.spec[0]
+    kinds = {spec: kind_of(spec), against: kind_of(against)}
+    read_against = ("backend", "lowering")
+    base = _base_spec(args, against, kinds) if set(kinds.values()) & set(read_against) else None
+    if kinds[spec] == "lowering":
+        from opgen.tooling.coverage.sources import lowering_operators
+
+        assert base is not None
+        implementation = lowering_operators(args.spec, base[1])
+    else:
+        implementation = _read(spec, kinds[spec], None, base)
+    reference = _read(against, kinds[against], args.tags, base)
     args.retain((implementation, reference, base))
     return implementation, reference
 
 
-def _base_spec(args: argparse.Namespace, kinds: Mapping[str, str]) -> tuple[str, Spec]:
-    """The spec backend YAMLs are read against, fully checked: OTHER, SPEC or --source-spec."""
+def _base_spec(
+    args: argparse.Namespace, against: str, kinds: Mapping[str, str]
+) -> tuple[str, Spec]:
+    """The spec backend YAMLs and lowering specs are read against, fully checked: OTHER,
+    SPEC or --source-spec."""
     from opgen.tooling.coverage.sources import read_spec
 
-    for path, tags in ((args.against, args.tags), (args.spec, None)):
+    for path, tags in ((against, args.tags), (args.spec[0], None)):
         if kinds[path] == "spec":
             return path, read_spec(path, tags, full=True)
-    path = args.source_spec
+    path = args.source_spec or _packaged_spec()
     if path is None:
-        from opgen.installed_torchgen import packaged_aten
-
-        aten = packaged_aten()
-        if aten is None:
-            raise SpecError(
-                "a backend YAML is read against a spec: pass --source-spec NATIVE_YAML "
-                "(torchgen, whose packaged spec is the default, is not installed)"
-            )
-        path = os.path.join(aten, "native", "native_functions.yaml")
+        raise SpecError(
+            "a backend YAML or a lowering spec is read against a spec: pass --source-spec "
+            "NATIVE_YAML (torchgen, whose packaged spec is the default, is not installed)"
+        )
     return path, read_spec(path, None, full=True)
 
 
@@ -120,8 +171,10 @@ def _read(path: str, kind: str, tags: str | None, base: tuple[str, Spec] | None)
 
     if kind == "names":
         return sources.names_operators(path)
-    if kind == "backend":
+    if kind in ("backend", "lowering"):
         assert base is not None
+        if kind == "lowering":
+            return sources.lowering_operators([path], base[1])
         return sources.backend_operators(path, base[1])
     if base is not None and base[0] == path:
         return sources.spec_operators(path, base[1])
@@ -139,7 +192,8 @@ TOOL = ToolCommand(
         "How much of OTHER's operators SPEC implements, grouped by tag and by tier, with the "
         "missing operators (in text, the first few of each group; --all: every one). SPEC and "
         "OTHER are each a spec (native_functions.yaml), a backend YAML or a text file of "
-        "operator names."
+        "operator names; SPEC may be a lowering spec's files (opgen aten-mlx's), with what it "
+        "leaves out and why, covering torch's spec unless --against names another."
     ),
     add_arguments=add_arguments,
     run=run_coverage,

@@ -40,7 +40,7 @@ LOWERING_KEYS = ("op", "left_out", "module")
 
 
 @frozen
-class LeftOut:
+class LeftOutOperators:
     """Operators a lowering spec leaves out, and why."""
 
     op: str  # as written: an overload or a base name
@@ -56,7 +56,7 @@ class OperatorSet:
     tags: Mapping[str, frozenset[str]]  # each operator's tags (specs only)
     tag_order: tuple[str, ...]  # the tags file's order (specs only)
     locations: Mapping[str, Location]  # where each name is written
-    left_out: tuple[LeftOut, ...] = ()  # what a lowering spec leaves out
+    left_out: tuple[LeftOutOperators, ...] = ()  # what a lowering spec leaves out
 
 
 def kind_of(path: str) -> Kind:
@@ -117,7 +117,7 @@ def lowering_operators(paths: Sequence[str], spec: Spec) -> OperatorSet:
         for lowered in lowering.lowerings
     }
     left_out = tuple(
-        LeftOut(
+        LeftOutOperators(
             out.op,
             out.reason,
             tuple(qualified(f.namespace, str(f.func.name)) for f in out.functions),

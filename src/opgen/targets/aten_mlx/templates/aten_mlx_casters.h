@@ -105,6 +105,29 @@ struct type_caster<aten_mlx::IntList> {
       value = aten_mlx::IntList{static_cast<std::int64_t>(integer)};
       return true;
     }
+    if (PyList_CheckExact(object) || PyTuple_CheckExact(object)) {
+      // The common case, read in place: a list or tuple of Python ints.
+      const Py_ssize_t size = PySequence_Fast_GET_SIZE(object);
+      PyObject** items = PySequence_Fast_ITEMS(object);
+      value.clear();
+      value.reserve(static_cast<std::size_t>(size));
+      bool plain = true;
+      for (Py_ssize_t i = 0; i < size && plain; ++i) {
+        PyObject* item = items[i];
+        plain = PyLong_CheckExact(item) != 0;
+        if (plain) {
+          const long long integer = PyLong_AsLongLong(item);
+          if (integer == -1 && PyErr_Occurred()) {
+            PyErr_Clear();
+            return false;
+          }
+          value.push_back(static_cast<std::int64_t>(integer));
+        }
+      }
+      if (plain) {
+        return true;
+      }
+    }
     make_caster<std::vector<std::int64_t>> list;
     if (!list.from_python(source, flags, cleanup)) {
       return false;

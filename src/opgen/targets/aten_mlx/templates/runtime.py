@@ -5,17 +5,20 @@ name, and exported programs loaded and run.
     outputs = program(*inputs)           # torch tensors or mx.arrays in; a tuple of mx.arrays
     grads = mx.grad(loss)(program.parameters)  # loss(p) calls program.run(p, ...)
 
-`load` converts the program's parameters, buffers and constants to MLX once, refuses a
-program that uses operators the package does not lower (naming all of them), and turns
-the graph into one Python function that calls the package's functions in order, so that
-running it costs what the same calls written by hand would. torch is imported only by
-`load` and `call`, which take PyTorch's values.
+`load` refuses a program it cannot run, naming every operator the package does not lower
+at once; it converts the program's parameters, buffers and constants to MLX once and
+writes the graph as one Python function (`MlxProgram.source`) that checks the inputs
+against the shapes and dtypes the program was traced with (symbolic sizes within their
+ranges) and then calls the package's functions in the graph's order, so that running it
+costs what the same calls written by hand would. torch is imported only by `load`, by
+`call`, and to convert torch tensors.
 """
 
 from __future__ import annotations
 
 import math
 import operator
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -145,51 +148,101 @@ def call(name: Any, *args: Any, **kwargs: Any) -> Any:
     return function(*to_mlx(args), **{k: to_mlx(v) for k, v in kwargs.items()})
 
 
+def _target_function(target: object) -> Callable[..., Any] | None:
+    """What runs a graph node's target: getitem, a function of OPERATORS or of
+    SIZE_FUNCTIONS; None for a target the package cannot run."""
+    if target is operator.getitem:
+        return operator.getitem
+    if hasattr(target, "_schema"):
+        function: Callable[..., Any] | None = OPERATORS.get(operator_key(target))
+        return function
+    return SIZE_FUNCTIONS.get(_target_name(target))
+
+
+def _target_name(target: object) -> str:
+    if hasattr(target, "_schema"):
+        return operator_key(target)
+    name = getattr(target, "__name__", None)
+    return f"{getattr(target, '__module__', '')}.{name}" if name else str(target)
+
+
 def missing_operators(program: Any) -> dict[str, int]:
-    """The operators a program calls that the package does not lower, with how often."""
+    """The operators a program calls that the package cannot run, with how often."""
     missing: dict[str, int] = {}
     for node in program.graph.nodes:
-        if node.op != "call_function":
-            continue
-        key = _callable_key(node.target)
-        if key is None:
-            name = getattr(node.target, "__name__", str(node.target))
+        if node.op == "call_function" and _target_function(node.target) is None:
+            name = _target_name(node.target)
             missing[name] = missing.get(name, 0) + 1
     return missing
 
 
-def _callable_key(target: object) -> str | None:
-    """The key of a node's target in OPERATORS or SIZE_FUNCTIONS; None for neither."""
-    if target is operator.getitem:
-        return "getitem"
-    name = f"{getattr(target, '__module__', '')}.{getattr(target, '__name__', '')}"
-    if name in SIZE_FUNCTIONS:
-        return name
-    if hasattr(target, "_schema"):
-        key = operator_key(target)
-        return key if key in OPERATORS else None
-    return None
+def unsupported(program: Any) -> list[str]:
+    """What keeps a program from running on MLX, besides operators: graph nodes other
+    than calls of functions, and inputs or outputs MLX cannot honour (a mutated user
+    input, for one: an mx.array is never written in place)."""
+    from torch.export.graph_signature import InputKind, OutputKind
+
+    inputs = (
+        InputKind.USER_INPUT,
+        InputKind.PARAMETER,
+        InputKind.BUFFER,
+        InputKind.CONSTANT_TENSOR,
+    )
+    outputs = (OutputKind.USER_OUTPUT, OutputKind.LOSS_OUTPUT, OutputKind.BUFFER_MUTATION)
+    signature = program.graph_signature
+    found = Counter(
+        [
+            *(
+                f"graph nodes of kind {node.op}"
+                for node in program.graph.nodes
+                if node.op not in ("placeholder", "call_function", "output")
+            ),
+            *(
+                f"inputs of kind {s.kind.name}"
+                for s in signature.input_specs
+                if s.kind not in inputs
+            ),
+            *(
+                f"outputs of kind {s.kind.name}"
+                for s in signature.output_specs
+                if s.kind not in outputs
+            ),
+        ]
+    )
+    return [f"{what} ({count})" for what, count in found.items()]
 
 
 def load(program: Any, *, decompose: bool = True) -> MlxProgram:
     """An ExportedProgram, ready to run on MLX. A program with operators the package does
     not lower is decomposed to the Core ATen opset first (`decompose`), then refused with
-    every operator it still lacks."""
+    every operator it still lacks, and anything else MLX cannot honour, named at once."""
     missing = missing_operators(program)
     if missing and decompose:
         program = program.run_decompositions()
         missing = missing_operators(program)
-    if missing:
-        listed = ", ".join(f"{name} ({count})" for name, count in sorted(missing.items()))
-        raise NotImplementedError(
-            f"the program calls {len(missing)} operators that this package does not lower "
-            f"to MLX: {listed}"
-        )
+    problems = unsupported(program)
+    if missing or problems:
+        reasons = []
+        if missing:
+            listed = ", ".join(f"{name} ({count})" for name, count in sorted(missing.items()))
+            reasons.append(
+                f"it calls {len(missing)} operator{'s' if len(missing) > 1 else ''} that this "
+                f"package does not lower to MLX: "
+                f"{listed}"
+            )
+        if problems:
+            reasons.append(f"MLX cannot honour its {', '.join(problems)}")
+        raise NotImplementedError(f"the program cannot run on MLX: {'; and '.join(reasons)}")
     return MlxProgram(program)
 
 
 class MlxProgram:
-    """An exported program on MLX: its state converted once, its graph one function."""
+    """An exported program on MLX: its state converted once, its graph one function.
+
+    `parameters`, `buffers` and `constants` hold the program's state as mx.arrays by their
+    names in the program (tied weights once, under the first name, as named_parameters()
+    holds them); `user_inputs` names the inputs it takes; `source` is the function the
+    graph became."""
 
     def __init__(self, program: Any) -> None:
         from torch.export.graph_signature import ConstantArgument, InputKind, OutputKind
@@ -200,63 +253,93 @@ class MlxProgram:
         self.parameters: dict[str, mx.array] = {}
         self.buffers: dict[str, mx.array] = {}
         self.constants: dict[str, mx.array] = {}
-        self.fixed: dict[str, Any] = {}  # user inputs the program was traced with as constants
+        self._fixed: dict[str, Any] = {}  # user inputs the program was traced with as constants
         placeholders = [n for n in program.graph.nodes if n.op == "placeholder"]
-        self._inputs: list[tuple[str, str]] = []  # (where the value comes from, its key)
+        inputs: list[tuple[str, Any]] = []  # (where each placeholder's value comes from, its key)
+        held: dict[str, dict[str, mx.array]] = {
+            "parameters": self.parameters,
+            "buffers": self.buffers,
+            "constants": self.constants,
+        }
+        state_kinds = {
+            InputKind.PARAMETER: "parameters",
+            InputKind.BUFFER: "buffers",
+            InputKind.CONSTANT_TENSOR: "constants",
+        }
+        first: dict[tuple[Any, ...], tuple[str, str]] = {}  # a tensor's memory -> its input
         for node, spec in zip(placeholders, signature.input_specs, strict=True):
-            kind = spec.kind
-            if kind == InputKind.PARAMETER:
-                self.parameters[spec.target] = tensor_to_mlx(state[spec.target])
-                self._inputs.append(("parameters", spec.target))
-            elif kind == InputKind.BUFFER:
-                source = state if spec.target in state else constants
-                self.buffers[spec.target] = tensor_to_mlx(source[spec.target])
-                self._inputs.append(("buffers", spec.target))
-            elif kind == InputKind.CONSTANT_TENSOR:
-                self.constants[spec.target] = tensor_to_mlx(constants[spec.target])
-                self._inputs.append(("constants", spec.target))
-            elif kind == InputKind.USER_INPUT and isinstance(spec.arg, ConstantArgument):
-                self._inputs.append(("fixed", node.name))  # traced as a constant
-                self.fixed[node.name] = spec.arg.value
-            elif kind == InputKind.USER_INPUT:
-                self._inputs.append(("user", node.name))
+            where = state_kinds.get(spec.kind)
+            if where is not None:
+                tensor = state[spec.target] if spec.target in state else constants[spec.target]
+                # Tied weights (an embedding and the output projection) are one tensor
+                # under two names: held once, under the first, as named_parameters() does,
+                # so that a gradient sums over both uses.
+                memory = (where, *_memory(tensor))
+                if memory in first:
+                    inputs.append(first[memory])
+                    continue
+                if memory[1]:
+                    first[memory] = (where, spec.target)
+                held[where][spec.target] = tensor_to_mlx(tensor)
+                inputs.append((where, spec.target))
+            elif isinstance(spec.arg, ConstantArgument):
+                self._fixed[node.name] = spec.arg.value  # traced as a constant
+                inputs.append(("fixed", spec.arg.value))
             else:
-                raise NotImplementedError(f"MLX cannot take a program input of kind {kind.name}")
-        self.user_inputs = [key for where, key in self._inputs if where == "user"]
-        # The program's user inputs (constants too) in the order of its call's flattened
-        # (args, kwargs): a call as the exported module was called is read through it.
+                inputs.append(("user", node.name))
+        self.user_inputs: tuple[str, ...] = tuple(k for where, k in inputs if where == "user")
+        # The user inputs, constants too, in the order of the flattened (args, kwargs) the
+        # exported module took: a call written as the module was called is read through it.
         self._in_spec = program.call_spec.in_spec
-        self._all_user = [key for where, key in self._inputs if where in ("user", "fixed")]
-        self._outputs: list[tuple[str, str | None]] = []
-        for spec in signature.output_specs:
-            if spec.kind in (OutputKind.USER_OUTPUT, OutputKind.LOSS_OUTPUT):
-                self._outputs.append(("user", None))
-            elif spec.kind == OutputKind.BUFFER_MUTATION:
-                self._outputs.append(("buffer", spec.target))
-            else:
-                raise NotImplementedError(
-                    f"MLX cannot honour a program output of kind {spec.kind.name}: its arrays "
-                    "are never written in place"
-                )
-        self._function = _compile_graph(program.graph, placeholders)
+        self._all_user = [
+            node.name
+            for node, (where, _) in zip(placeholders, inputs, strict=True)
+            if where in ("user", "fixed")
+        ]
+        outputs = [
+            "user" if spec.kind != OutputKind.BUFFER_MUTATION else "buffer"
+            for spec in signature.output_specs
+        ]
+        self._mutated = tuple(
+            spec.target
+            for spec in signature.output_specs
+            if spec.kind == OutputKind.BUFFER_MUTATION
+        )
+        self.source, self._function = _compile_graph(
+            program.graph, placeholders, inputs, outputs, program.range_constraints
+        )
 
     def run(self, parameters: Mapping[str, mx.array], *args: Any, **kwargs: Any) -> tuple[Any, ...]:
-        """The program's user outputs for its inputs, with `parameters` for its own: a
-        pure function, which mx.grad and mx.value_and_grad differentiate."""
-        return self._run(parameters, self._user_values(args, kwargs))[0]
-
-    def __call__(self, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
-        """The user outputs for the inputs (the program's tensor inputs in order, or the
-        arguments the exported module took); buffers the program mutates are updated."""
-        outputs, mutated = self._run(self.parameters, self._user_values(args, kwargs))
-        self.buffers.update(mutated)
+        """The program's user outputs for its inputs, with `parameters` (all of the
+        program's, or some, the rest its own) for its parameters: a pure function, which
+        mx.grad and mx.value_and_grad differentiate."""
+        if len(parameters) != len(self.parameters):
+            parameters = {**self.parameters, **parameters}
+        values = self._user_values(args, kwargs)
+        outputs: tuple[Any, ...] = self._function(
+            parameters, self.buffers, self.constants, *values
+        )[0]
         return outputs
 
-    def _user_values(self, args: Sequence[Any], kwargs: Mapping[str, Any]) -> list[Any]:
+    def __call__(self, *args: Any, **kwargs: Any) -> tuple[Any, ...]:
+        """The user outputs, in the program's order, for the inputs (the program's user
+        inputs in order, or the arguments the exported module took); buffers the program
+        mutates (BatchNorm's running statistics in training) are updated."""
+        values = self._user_values(args, kwargs)
+        outputs: tuple[Any, ...]
+        outputs, mutated = self._function(self.parameters, self.buffers, self.constants, *values)
+        if mutated:
+            self.buffers.update(zip(self._mutated, mutated, strict=True))
+        return outputs
+
+    def _user_values(self, args: Sequence[Any], kwargs: Mapping[str, Any]) -> Sequence[Any]:
         if not kwargs and len(args) == len(self.user_inputs):
-            return list(args)
+            return args
         from torch.utils._pytree import tree_flatten
 
+        expected = self._in_spec.child(1).context
+        if set(kwargs) == set(expected):
+            kwargs = {name: kwargs[name] for name in expected}
         leaves, spec = tree_flatten((tuple(args), dict(kwargs)))
         if spec != self._in_spec or len(leaves) != len(self._all_user):
             raise TypeError(
@@ -265,72 +348,133 @@ class MlxProgram:
                 "module took"
             )
         values = []
-        for key, leaf in zip(self._all_user, leaves, strict=True):
-            if key in self.user_inputs:
+        for name, leaf in zip(self._all_user, leaves, strict=True):
+            if name not in self._fixed:
                 values.append(leaf)
-            elif leaf != self.fixed[key]:
+            elif leaf != self._fixed[name]:
                 raise ValueError(
-                    f"the program was exported with {key}={self.fixed[key]!r}; it cannot "
-                    f"run with {key}={leaf!r}"
+                    f"the program was exported with {name}={self._fixed[name]!r}; it cannot "
+                    f"run with {name}={leaf!r}"
                 )
         return values
 
-    def _run(
-        self, parameters: Mapping[str, mx.array], inputs: Sequence[Any]
-    ) -> tuple[tuple[Any, ...], dict[str, mx.array]]:
-        if len(inputs) != len(self.user_inputs):
-            raise TypeError(
-                f"the program takes {len(self.user_inputs)} inputs "
-                f"({', '.join(self.user_inputs)}), not {len(inputs)}"
-            )
-        given = iter(inputs)
-        values: list[Any] = []
-        for where, key in self._inputs:
-            if where == "user":
-                value = next(given)
-                values.append(value if isinstance(value, mx.array) else to_mlx(value))
-            elif where == "fixed":
-                values.append(self.fixed[key])
-            elif where == "parameters":
-                values.append(parameters[key])
-            elif where == "buffers":
-                values.append(self.buffers[key])
-            else:
-                values.append(self.constants[key])
-        results = self._function(*values)
-        outputs = tuple(
-            r for r, (kind, _) in zip(results, self._outputs, strict=True) if kind == "user"
-        )
-        mutated = {
-            target: r
-            for r, (kind, target) in zip(results, self._outputs, strict=True)
-            if kind == "buffer" and target is not None
-        }
-        return outputs, mutated
+
+def _memory(tensor: Any) -> tuple[Any, ...]:
+    """Where a tensor's values are (0 first when it has no memory of its own to share)."""
+    return (
+        tensor.untyped_storage().data_ptr() if tensor.numel() else 0,
+        tensor.storage_offset(),
+        tuple(tensor.shape),
+        tuple(tensor.stride()),
+        tensor.dtype,
+    )
 
 
-def _compile_graph(graph: Any, placeholders: Sequence[Any]) -> Callable[..., tuple[Any, ...]]:
-    """The graph as one Python function of its placeholders, calling the functions of
-    OPERATORS (and SIZE_FUNCTIONS) in the graph's order; constants converted once."""
+def _as_array(value: Any) -> mx.array:
+    """A user input as an mx.array: a torch tensor converted, anything else as mx.array
+    takes it (a NumPy array, a number)."""
+    if type(value).__module__.startswith("torch"):
+        return tensor_to_mlx(value)
+    return mx.array(value)
+
+
+def _input_error(name: str, value: Any, expected: str) -> ValueError:
+    given = str(value.dtype).removeprefix("mlx.core.")
+    return ValueError(
+        f"the program's input {name} must be {expected}, not {given} of shape {value.shape}"
+    )
+
+
+def _bound(value: Any) -> int | None:
+    """A bound of a range constraint as an int; None for an infinite one."""
+    return int(value) if getattr(value, "is_Integer", False) else None
+
+
+def _input_check(
+    local: str,
+    name: str,
+    value: Any,
+    ranges: Mapping[Any, Any],
+    symbols: dict[Any, str],
+    bind: Callable[[Any, str], str],
+) -> list[str]:
+    """The lines that convert a user input to an mx.array and check its dtype and shape
+    against what the program was traced with (`value`, its FakeTensor): each static size
+    equal, each symbolic size within its range and equal wherever the symbol recurs."""
+    import torch
+
+    if not isinstance(value, torch.Tensor):
+        return []
+    conditions = [f"{local}.dtype != {bind(dtype(value.dtype), '_c')}"]
+    sizes = [d if isinstance(d, int) else d.node.expr for d in value.shape]
+    notes: list[str] = []
+    if all(isinstance(d, int) for d in sizes):
+        conditions.append(f"{local}.shape != {tuple(sizes)!r}")
+    else:
+        conditions.append(f"len(_shape := {local}.shape) != {len(sizes)}")
+        for i, size in enumerate(sizes):
+            if isinstance(size, int):
+                conditions.append(f"_shape[{i}] != {size}")
+            elif size in symbols:
+                conditions.append(f"_shape[{i}] != {symbols[size]}")
+            elif getattr(size, "is_Symbol", False):
+                symbol = symbols[size] = f"_size{len(symbols)}"
+                bounds = ranges.get(size)
+                low = (_bound(bounds.lower) if bounds else None) or 0
+                high = _bound(bounds.upper) if bounds else None
+                conditions.append(f"({symbol} := _shape[{i}]) < {low}")  # binds the symbol
+                if high is not None:
+                    conditions.append(f"{symbol} > {high}")
+                notes.append(f"{low} <= {size}" + ("" if high is None else f" <= {high}"))
+            # A size that is an expression of symbols is left to the graph's own checks.
+    shape = f"({', '.join(str(s) for s in sizes)}{',' if len(sizes) == 1 else ''})"
+    expected = f"{str(value.dtype).removeprefix('torch.')} of shape {shape}"
+    if notes:
+        expected += f" with {', '.join(notes)}"
+    return [
+        f"    if type({local}) is not _array:",
+        f"        {local} = _as_array({local})",
+        f"    if {' or '.join(conditions)}:",
+        f"        raise _input_error({name!r}, {local}, {expected!r})",
+    ]
+
+
+def _compile_graph(
+    graph: Any,
+    placeholders: Sequence[Any],
+    inputs: Sequence[tuple[str, Any]],
+    outputs: Sequence[str],
+    ranges: Mapping[Any, Any],
+) -> tuple[str, Callable[..., tuple[tuple[Any, ...], tuple[Any, ...]]]]:
+    """The graph as one Python function `(parameters, buffers, constants, *user_inputs)
+    -> (user outputs, mutated buffers)`, calling the functions that run its nodes in the
+    graph's order; constants converted once. Returns its source too."""
     names: dict[Any, str] = {}
-    scope: dict[str, Any] = {}
+    scope: dict[str, Any] = {
+        "_array": mx.array,
+        "_as_array": _as_array,
+        "_input_error": _input_error,
+    }
+    bound: dict[int, str] = {}  # id of each function bound, to bind it once
     lines: list[str] = []
 
     def bind(value: Any, prefix: str) -> str:
+        if prefix == "_f" and id(value) in bound:
+            return bound[id(value)]
         name = f"{prefix}{len(scope)}"
         scope[name] = value
+        if prefix == "_f":
+            bound[id(value)] = name
         return name
 
     def expression(value: Any) -> str:
         if hasattr(value, "op") and value in names:
             return names[value]
         if isinstance(value, (list, tuple)):
+            # A tuple either way: the functions take any sequence, and a tuple of
+            # numbers is one constant of the code, built once.
             items = ", ".join(expression(item) for item in value)
-            return (
-                f"[{items}]"
-                if isinstance(value, list)
-                else f"({items}{',' if len(value) == 1 else ''})"
-            )
+            return f"({items}{',' if len(value) == 1 else ''})"
         converted = to_mlx(value)
         if converted is None or isinstance(converted, (bool, int, str)):
             return repr(converted)
@@ -338,33 +482,44 @@ def _compile_graph(graph: Any, placeholders: Sequence[Any]) -> Callable[..., tup
             return repr(converted) if math.isfinite(converted) else bind(converted, "_c")
         return bind(converted, "_c")
 
-    for i, node in enumerate(placeholders):
-        names[node] = f"_{i}"
-    parameters = ", ".join(names[node] for node in placeholders)
-    output = None
+    user: list[str] = []
+    symbols: dict[Any, str] = {}
+    checks: list[str] = []
+    for i, (node, (where, key)) in enumerate(zip(placeholders, inputs, strict=True)):
+        local = names[node] = f"_{i}"
+        if where == "user":
+            user.append(local)
+            checks += _input_check(local, key, node.meta.get("val"), ranges, symbols, bind)
+        elif where == "fixed":
+            lines.append(f"    {local} = {expression(key)}")
+        else:
+            lines.append(f"    {local} = {where}[{key!r}]")
+    lines = checks + lines
+    output: Sequence[Any] = ()
     for node in graph.nodes:
         if node.op == "call_function":
-            name = f"v{len(names)}"
-            names[node] = name
-            key = _callable_key(node.target)
-            if key == "getitem":
+            name = names[node] = f"v{len(names)}"
+            function = _target_function(node.target)
+            if function is operator.getitem:
                 source, index = node.args
                 lines.append(f"    {name} = {expression(source)}[{index}]")
                 continue
-            assert key is not None  # load refused programs with other calls
-            called = OPERATORS[key] if key in OPERATORS else SIZE_FUNCTIONS[key]
+            assert function is not None  # load refused programs with other calls
             arguments = [expression(a) for a in node.args]
             arguments += [f"{k}={expression(v)}" for k, v in node.kwargs.items()]
-            lines.append(f"    {name} = {bind(called, '_f')}({', '.join(arguments)})")
+            lines.append(f"    {name} = {bind(function, '_f')}({', '.join(arguments)})")
         elif node.op == "output":
             output = node.args[0]
         elif node.op != "placeholder":
             raise NotImplementedError(f"MLX cannot run a graph node of kind {node.op}")
-    results = [expression(v) for v in output] if output is not None else []
-    returned = ", ".join(results) + ("," if len(results) == 1 else "")
-    body = "\n".join([*lines, f"    return ({returned})"])
+
+    def returned(kind: str) -> str:
+        items = [expression(v) for v, k in zip(output, outputs, strict=True) if k == kind]
+        return f"({', '.join(items)}{',' if len(items) == 1 else ''})"
+
+    parameters = ", ".join(["parameters", "buffers", "constants", *user])
+    body = "\n".join([*lines, f"    return {returned('user')}, {returned('buffer')}"])
     source = f"def _program({parameters}):\n{body}\n"
     namespace: dict[str, Any] = dict(scope)
     exec(compile(source, "<aten_mlx program>", "exec"), namespace)
-    function: Callable[..., tuple[Any, ...]] = namespace["_program"]
-    return function
+    return source, namespace["_program"]
