@@ -33,6 +33,10 @@ lowering          lowering specs: ATen operators computed by another framework (
 compat            schema compatibility as PyTorch decides it (`opgen diff`)
 """
 
+# The YAML reader first: its patterns compile when it is imported, and CPython 3.11 runs
+# them up to 3x slower at some depths of the call stack (where its frame chunks are
+# allocated and freed on every call), which the imports below would reach.
+import opgen.spec.yaml.load  # noqa: F401
 from opgen.spec.model import LoadOptions, Spec, load_spec
 
 __all__ = ["LoadOptions", "Spec", "load_spec"]

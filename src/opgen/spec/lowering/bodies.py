@@ -29,28 +29,10 @@ from opgen.spec.lowering.compose import (
 )
 from opgen.spec.lowering.model import Body, BodyKind, Lowering
 from opgen.spec.mlx.formulas import Scope, check_formula
+from opgen.spec.mlx.type_mapping import DTYPE_NAMES
 from opgen.spec.native import NativeFunction
 from opgen.spec.yaml.located import WrittenText
 
-# Dtype names a composition may pass for a ScalarType.
-DTYPE_NAMES = frozenset(
-    {
-        "bool_",
-        "uint8",
-        "uint16",
-        "uint32",
-        "uint64",
-        "int8",
-        "int16",
-        "int32",
-        "int64",
-        "float16",
-        "bfloat16",
-        "float32",
-        "float64",
-        "complex64",
-    }
-)
 # Names every body has besides the arguments.
 BODY_NAMES = frozenset({"op", "promote"})
 # The statements' words a `code:` body may use besides an expression's.

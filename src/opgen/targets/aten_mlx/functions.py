@@ -22,9 +22,10 @@ from opgen.api.aten_mlx import (
 )
 from opgen.api.cpp_literals import cpp_string
 from opgen.spec.keys import SchemaKind
-from opgen.spec.lowering.bodies import DTYPE_NAMES, composed_operator
+from opgen.spec.lowering.bodies import composed_operator
 from opgen.spec.lowering.compose import Call, Expression, ListOf, Literal, Name, Output, TupleOf
 from opgen.spec.lowering.model import BodyKind, Lowering, LoweringSpec, Promotion
+from opgen.spec.mlx.type_mapping import DTYPE_NAMES
 from opgen.spec.types import BaseTy, OptionalType
 from opgen.targets.line_directives import placed_lines
 
