@@ -48,7 +48,9 @@ def test_the_installed_torchgens_table_of_another_release_is_a_usage_error(
     found = re.search(r"^__version__ = '([^']+)'", version.read_text(), re.M)
     assert found is not None and found[1].startswith("2.13.")
     out = tmp_path / "out"
-    status, err = run("aten", "-s", str(checkout / "aten" / "src" / "ATen"), "-d", str(out))
+    aoti = tmp_path / "aoti"
+    source = str(checkout / "aten" / "src" / "ATen")
+    status, err = run("aten", "-s", source, "-d", str(out), "--aoti-install-dir", str(aoti))
     table = Path(installed) / "aoti" / "fallback_ops.py"
     assert (status, err) == (
         2,
@@ -60,12 +62,13 @@ def test_the_installed_torchgens_table_of_another_release_is_a_usage_error(
         "holds aoti/fallback_ops.py, or name torch 2.12's table with --aoti-fallback-ops "
         "FILE\n",
     )
-    assert not out.exists()
+    assert not out.exists() and not aoti.exists()
 
 
 def test_the_releases_own_table_named_explicitly(checkout: Path, tmp_path: Path) -> None:
     table = release_root(OTHER) / "torchgen" / "aoti" / "fallback_ops.py"
     aten = str(checkout / "aten" / "src" / "ATen")
     argv = ["aten", "-s", aten, "-d", str(tmp_path / "out"), "--aoti-fallback-ops", str(table)]
+    argv += ["--aoti-install-dir", str(tmp_path / "aoti")]
     assert run(*argv) == (0, "")
     assert (tmp_path / "out" / "RegisterCPU_0.cpp").is_file()
