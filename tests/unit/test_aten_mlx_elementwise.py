@@ -9,12 +9,11 @@ program, give what torch gives on the same values, or refuse where torch raises.
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+from tests.unit.runtime_programs import compile_program
 
 from opgen.spec.lowering.model import LoweringSpec, Promotion
 from opgen.spec.lowering.reader import read_lowering
@@ -170,28 +169,7 @@ HELPERS = ("div_trunc", "div_floor", "remainder_trunc", "remainder_floor")
 
 @pytest.fixture(scope="module")
 def helpers_program(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from opgen.spec.mlx.mlx_headers import find_mlx_include
-
-    include = find_mlx_include()
-    compiler = shutil.which(os.environ.get("CXX", "c++"))
-    if include is None or compiler is None:
-        pytest.skip("compiling the runtime needs MLX's headers and a C++ compiler")
-    folder = tmp_path_factory.mktemp("helpers")
-    (folder / "helpers.cpp").write_text(HELPERS_PROGRAM)
-    templates = Path(functions.__file__).parent / "templates"
-    library = Path(include).parent / "lib"
-    program = folder / "helpers"
-    built = subprocess.run(
-        [
-            compiler, "-std=c++20", "-O0", f"-I{include}", f"-I{templates}",
-            str(folder / "helpers.cpp"), "-o", str(program),
-            f"-L{library}", "-lmlx", f"-Wl,-rpath,{library}",
-        ],
-        capture_output=True,
-        text=True,
-    )  # fmt: skip
-    assert built.returncode == 0, built.stderr[-4000:]
-    return program
+    return compile_program(HELPERS_PROGRAM, tmp_path_factory.mktemp("helpers"), "helpers")
 
 
 def torch_value(helper: str, first: str, second: str) -> str:

@@ -5,14 +5,11 @@ count: inf or nan), and the shapes of reductions of arrays without elements."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
-
-from opgen.targets.aten_mlx import functions
+from tests.unit.runtime_programs import compile_program
 
 # Each input line: a helper, a number (descending, largest, correction or axis) and the
 # float32 values of a 1-d array; each output line the result's values, or `refused`.
@@ -79,28 +76,7 @@ ARRAYS = (
 
 @pytest.fixture(scope="module")
 def program(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from opgen.spec.mlx.mlx_headers import find_mlx_include
-
-    include = find_mlx_include()
-    compiler = shutil.which(os.environ.get("CXX", "c++"))
-    if include is None or compiler is None:
-        pytest.skip("compiling the runtime needs MLX's headers and a C++ compiler")
-    folder = tmp_path_factory.mktemp("reductions")
-    (folder / "reductions.cpp").write_text(PROGRAM)
-    templates = Path(functions.__file__).parent / "templates"
-    library = Path(include).parent / "lib"
-    built = folder / "reductions"
-    run = subprocess.run(
-        [
-            compiler, "-std=c++20", "-O0", f"-I{include}", f"-I{templates}",
-            str(folder / "reductions.cpp"), "-o", str(built),
-            f"-L{library}", "-lmlx", f"-Wl,-rpath,{library}",
-        ],
-        capture_output=True,
-        text=True,
-    )  # fmt: skip
-    assert run.returncode == 0, run.stderr[-4000:]
-    return built
+    return compile_program(PROGRAM, tmp_path_factory.mktemp("reductions"), "reductions")
 
 
 def run_lines(program: Path, lines: list[str]) -> list[str]:

@@ -11,12 +11,12 @@ compares it with torch.result_type and torch's elementwise type promotion, case 
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.unit.runtime_programs import compile_program
 
 from opgen.api.aten_mlx import python_name
 from opgen.spec.lowering.model import LoweringSpec
@@ -462,28 +462,7 @@ def promotion_cases() -> list[tuple[str, ...]]:
 
 @pytest.fixture(scope="module")
 def promotion_program(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from opgen.spec.mlx.mlx_headers import find_mlx_include
-
-    include = find_mlx_include()
-    compiler = shutil.which(os.environ.get("CXX", "c++"))
-    if include is None or compiler is None:
-        pytest.skip("compiling the runtime needs MLX's headers and a C++ compiler")
-    folder = tmp_path_factory.mktemp("promotion")
-    (folder / "promotion.cpp").write_text(PROMOTION_PROGRAM)
-    templates = Path(functions.__file__).parent / "templates"
-    library = Path(include).parent / "lib"
-    program = folder / "promotion"
-    built = subprocess.run(
-        [
-            compiler, "-std=c++20", "-O0", f"-I{include}", f"-I{templates}",
-            str(folder / "promotion.cpp"), "-o", str(program),
-            f"-L{library}", "-lmlx", f"-Wl,-rpath,{library}",
-        ],
-        capture_output=True,
-        text=True,
-    )  # fmt: skip
-    assert built.returncode == 0, built.stderr[-4000:]
-    return program
+    return compile_program(PROMOTION_PROGRAM, tmp_path_factory.mktemp("promotion"), "promotion")
 
 
 def torch_promotion(kind: str, operands: tuple[str, ...]) -> str:
