@@ -6,7 +6,8 @@ Each command (`opgen.targets.registry`: opgen's own and other packages') is a
 target or a tool (`opgen.targets.contract`), and its module is imported only
 when that command runs or every command is listed: a run pays for its own
 command alone. A target runs as `opgen.targets.contract.run_target` says, a
-tool as its own `run`.
+tool as its own `run`. Usage errors name the command's own usage, and a misspelt
+command or flag gets the nearest one as a suggestion.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from contextlib import contextmanager
 from typing import Any, NoReturn, TextIO, cast
 
 from opgen import __version__
-from opgen.diagnostics import SpecError, write_diagnostics
+from opgen.diagnostics import SpecError, did_you_mean, write_diagnostics
 from opgen.targets.contract import Target, Tool, UsageError, is_target, run_target
 from opgen.targets.registry import COMMANDS, TargetLoadError, load_command, plugin_commands
 
@@ -32,13 +33,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser; with `only`, a command's name, just that command, so that a run imports
     no other command's module and builds no other parser (every command is listed when
     `only` names none, for `opgen --help` and the usage error)."""
-    parser = argparse.ArgumentParser(
-        formatter_class=_Formatter,
-        prog="opgen",
-        description="Generate operator code from PyTorch's operator spec language.",
-    )
-    parser.add_argument("--version", action="version", version=f"opgen {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    parser, commands = _top_parser()
     plugins = {} if only in _BUILTIN else plugin_commands(_BUILTIN)
     known = {**COMMANDS, **plugins}
     if only in known:
@@ -47,6 +42,45 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     for name, reference in known.items():
         _add_command(commands, name, reference)
     return parser
+
+
+def _top_parser() -> tuple[
+    argparse.ArgumentParser, argparse._SubParsersAction[argparse.ArgumentParser]
+]:
+    """The parser without its commands, and where they are added."""
+    parser = argparse.ArgumentParser(
+        formatter_class=_Formatter,
+        prog="opgen",
+        description="Generate operator code from PyTorch's operator spec language.",
+    )
+    parser.add_argument("--version", action="version", version=f"opgen {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    return parser, commands
+
+
+def _unknown_command(command: str | None) -> None:
+    """A usage error (SystemExit 2) for a command no package registers, with the nearest."""
+    if command is None or command in _BUILTIN:
+        return
+    known = [*_BUILTIN, *plugin_commands(_BUILTIN)]
+    if command in known:
+        return
+    hint = did_you_mean(command, known, listed_up_to=len(known))
+    _top_parser()[0].error(f"argument COMMAND: invalid choice: '{command}'{hint}")
+
+
+def _unrecognized(parser: argparse.ArgumentParser, command: str, extras: Sequence[str]) -> NoReturn:
+    """The usage error for arguments the command does not take, in the command's own words
+    (its usage, `opgen check: error: ...`), with the nearest flag to a misspelt one."""
+    sub: argparse.ArgumentParser = next(
+        action.choices[command]
+        for action in parser._actions
+        if isinstance(action, argparse._SubParsersAction)
+    )
+    flags = [option for action in sub._actions for option in action.option_strings]
+    misspelt = next((extra for extra in extras if extra.startswith("-")), None)
+    hint = "" if misspelt is None else did_you_mean(misspelt.partition("=")[0], flags)
+    sub.error(f"unrecognized arguments: {' '.join(extras)}{hint}")
 
 
 def _add_command(
@@ -136,9 +170,14 @@ def main(
     """
     out = out or sys.stdout
     err = err or sys.stderr
-    parser = build_parser(_command_of(sys.argv[1:] if argv is None else argv))
+    argv = sys.argv[1:] if argv is None else argv
+    command = _command_of(argv)
     try:
-        args = parser.parse_args(argv)
+        _unknown_command(command)
+        parser = build_parser(command)
+        args, extras = parser.parse_known_args(argv)
+        if extras:
+            _unrecognized(parser, args.command, extras)
     except SystemExit as e:  # argparse: --help/--version exit 0, usage errors exit 2
         return int(e.code or 0)
     args.retain = retain or _let_go
@@ -149,6 +188,9 @@ def main(
     except SpecError as e:
         write_diagnostics(e.diagnostics, err)
         return 1
+    except UsageError as e:  # found while running, e.g. a --torch-version a tool reads late
+        err.writelines(f"opgen {args.command}: error: {problem}\n" for problem in e.problems)
+        return 2
     except BrokenPipeError:  # e.g. `opgen dump | head`
         return 0
 

@@ -47,7 +47,7 @@ class Location:
 class Diagnostic:
     location: Location | None
     message: str
-    severity: Literal["error", "warning"] = "error"
+    severity: Literal["error", "warning", "note"] = "error"
 
     def __str__(self) -> str:
         prefix = f"{self.location}: " if self.location is not None else ""
@@ -79,6 +79,21 @@ class SpecError(Exception):
 
     def __str__(self) -> str:
         return "\n".join(str(d) for d in self.diagnostics)
+
+
+def did_you_mean(word: str, choices: Iterable[str], *, listed_up_to: int = 0) -> str:
+    """The hint for a misspelt `word`: "; did you mean 'X'?" with the nearest of `choices`,
+    if one is near; else, when there are at most `listed_up_to` choices, "; expected one
+    of A, B, C" (sorted); else ''. Only errors need it, so difflib is imported here."""
+    import difflib
+
+    options = sorted(set(choices))
+    close = difflib.get_close_matches(word, options, n=1)
+    if close:
+        return f"; did you mean '{close[0]}'?"
+    if 0 < len(options) <= listed_up_to:
+        return "; expected one of " + ", ".join(options)
+    return ""
 
 
 def render(diagnostic: Diagnostic, sources: Mapping[str, Sequence[str]]) -> str:

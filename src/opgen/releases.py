@@ -104,6 +104,11 @@ OUTPUT_NAME_PROPAGATION = Change(
     "DimnameList names and propagate them",
     until=_2_13,
 )
+OUT_VARIANT_TAG = Change(
+    "out_variant tag",
+    _2_11,
+    "at::Tag has out_variant",
+)
 AUTOMATIC_OUT_INPLACE_TAGS = Change(
     "automatic out and inplace tags",
     _2_13,
@@ -320,6 +325,7 @@ CHANGES: tuple[Change, ...] = (
     OUTPUT_NAME_PROPAGATION,
     XPU_STRUCTURED_EXPORT,
     HAS_NAMES_STUB,
+    OUT_VARIANT_TAG,
     VMAP_QUANTIZED_FLASH_ATTENTION,
     ROCM_CUDA_GUARD,
     COMPLEX_LDEXP,

@@ -275,8 +275,8 @@ def test_check_summarises_a_good_file(tmp_path: Path) -> None:
     status = main([*argv, str(tmp_path / "derivatives.yaml")], out, err)
     assert (status, err.getvalue()) == (0, "")
     assert out.getvalue().splitlines()[1] == (
-        f"{tmp_path / 'derivatives.yaml'}: ok: 1 operators with formulas (1 backward nodes; "
-        "dispatch keys Default), used by 2 functions"
+        f"{tmp_path / 'derivatives.yaml'}: ok: 1 operator with formulas (1 backward node; "
+        "dispatch key Default), used by 2 functions"
     )
 
 

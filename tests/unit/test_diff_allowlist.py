@@ -75,7 +75,7 @@ def test_entries_allow_their_category_by_name_or_pattern(tmp_path: Path) -> None
         "type widened from int to int? (was old.yaml:4:27) [allowed until 2026-01-31 by "
         "allow.yaml:13:9: this one allows it]",
         "opgen diff: 4 findings: 3 backward-incompatible, 1 forward-incompatible, "
-        "0 informational; 4 allowed",
+        "0 informational; 4 allowed, 1 warning",
         "  3 backward-incompatible: 2 operator-removed, 1 default-changed",
         "  1 forward-incompatible: 1 argument-type-widened",
     ]

@@ -418,7 +418,7 @@ def test_check_reads_the_yaml_against_native_yaml_or_aten_yaml_path(tmp_path: Pa
         out, err = io.StringIO(), io.StringIO()
         assert main(argv, out, err) == 0, err.getvalue()
         assert out.getvalue().splitlines()[1] == (
-            f"{et}: ok: 1 operators (1 by 'op:', 0 by 'func:'), 1 kernel key"
+            f"{et}: ok: 1 operator (1 by 'op:', 0 by 'func:'), 1 kernel key"
         )
     out, err = io.StringIO(), io.StringIO()
     argv = ["check", str(et), "--aten-yaml-path", str(native), "--executorch", str(et)]

@@ -45,7 +45,7 @@ def write(path: Path, text: str) -> str:
 
 def summary(out: Path, formulas: int, written: int = 5) -> str:
     return (
-        f"_lib: 1 operators (0 primitives, {formulas} with gradient formulas): 5 files in "
+        f"_lib: 1 operator (0 primitives, {formulas} with gradient formulas): 5 files in "
         f"{out}, wrote {written}\n"
     )
 
@@ -64,7 +64,7 @@ def test_no_derivatives_reads_none(tmp_path: Path) -> None:
     write(tmp_path / "derivatives.yaml", UNREADABLE)
     out = tmp_path / "out"
     assert run("mlx", spec, "-o", str(out), "--no-derivatives") == (0, summary(out, 0), "")
-    assert run("check", "--mlx", spec, "--no-derivatives") == (0, f"{spec}: ok: 1 operators\n", "")
+    assert run("check", "--mlx", spec, "--no-derivatives") == (0, f"{spec}: ok: 1 operator\n", "")
 
 
 def test_derivatives_reads_that_file_instead(tmp_path: Path) -> None:
@@ -75,7 +75,7 @@ def test_derivatives_reads_that_file_instead(tmp_path: Path) -> None:
     assert run("mlx", spec, "-o", str(out), "--derivatives", given) == (0, summary(out, 1), "")
     assert run("check", "--mlx", spec, "--derivatives", given) == (
         0,
-        f"{spec}: ok: 1 operators\n",
+        f"{spec}: ok: 1 operator\n",
         "",
     )
     # Without either flag, the file beside the spec is the one read.

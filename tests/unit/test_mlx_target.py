@@ -684,7 +684,7 @@ def test_command_writes_the_files_once(tmp_path: Path) -> None:
     assert (status, err) == (0, "")
     root = tmp_path / "out"
     assert out == (
-        f"_lib: 2 operators (1 primitives, 1 with gradient formulas): 5 files in {root}, wrote 5\n"
+        f"_lib: 2 operators (1 primitive, 1 with gradient formulas): 5 files in {root}, wrote 5\n"
     )
     assert sorted(p.name for p in root.iterdir()) == [
         "_lib.cmake",

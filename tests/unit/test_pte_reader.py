@@ -250,7 +250,7 @@ CALL = "program.execution_plan[0].chains[0].instructions[0].instr_args"
 @pytest.mark.parametrize(
     ("op_index", "args", "message"),
     [
-        (2, [0], f"corrupt: {CALL}.op_index is 2, and the plan has 1 operators"),
+        (2, [0], f"corrupt: {CALL}.op_index is 2, and the plan has 1 operator"),
         (0, [0, 5], f"corrupt: {CALL} refers to value 5, and the plan has 4 values"),
         (
             0,

@@ -463,8 +463,18 @@ class Bad:
 
 
 BAD = [
-    Bad("unknown type", "foo(Tensr self) -> Tensor", "unknown type 'Tensr'", 4),
-    Bad("unknown return type", "foo(Tensor self) -> Tensr", "unknown type 'Tensr'", 20),
+    Bad(
+        "unknown type",
+        "foo(Tensr self) -> Tensor",
+        "unknown type 'Tensr'; did you mean 'Tensor'?",
+        4,
+    ),
+    Bad(
+        "unknown return type",
+        "foo(Tensor self) -> Tensr",
+        "unknown type 'Tensr'; did you mean 'Tensor'?",
+        20,
+    ),
     Bad("double space", "foo(Tensor  self) -> Tensor", "unknown type 'Tensor '", 4),
     Bad("trailing comma", "foo(Tensor self, ) -> Tensor", "trailing comma in argument list", 15),
     Bad(
@@ -648,8 +658,8 @@ BAD = [
     Bad(
         "Tensor out returning nothing",
         "foo(Tensor self, *, Tensor(a!) out) -> ()",
-        "an out= operator whose out arguments are plain Tensors must return each of its 1 "
-        "non-scratch out arguments, not 0 values",
+        "an out= operator whose out arguments are plain Tensors must return its 1 "
+        "non-scratch out argument, not 0 values",
         39,
     ),
     Bad(

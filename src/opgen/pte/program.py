@@ -115,7 +115,7 @@ def _read_plan(
             if not 0 <= index < len(operators):
                 raise PteError(
                     f"corrupt: {call.table.what}.op_index is {index}, and the plan has "
-                    f"{len(operators)} operators"
+                    f"{len(operators)} operator{'s' if len(operators) != 1 else ''}"
                 )
             args = tuple(arguments.of(value, call.table.what) for value in call.args())
             calls.setdefault(operators[index], set()).add(args)

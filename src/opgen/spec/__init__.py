@@ -28,6 +28,7 @@ external_backend  an out-of-tree backend's YAML
 executorch        ExecuTorch's kernel YAMLs (`op:`/`func:` entries, kernel keys)
 selection         operator selection for selective builds
 library           the custom-op library dialect (`opgen torch-library`)
+torch_tags        PyTorch's own tags (at::Tag) by release, which library specs know
 mlx               MLX extension specs, in two dialects
 lowering          lowering specs: ATen operators computed by another framework (`opgen aten-mlx`)
 compat            schema compatibility as PyTorch decides it (`opgen diff`)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Set
 
-from opgen.diagnostics import SpecError
+from opgen.diagnostics import SpecError, did_you_mean
 from opgen.releases import AUTOCAST_XPU_KEY, NEWEST, Release
 from opgen.spec.backend import DEFAULT_KERNEL_NAMESPACE, BackendMetadata, default_kernel_name
 from opgen.spec.entry_fields import EntryFields, describe
@@ -52,7 +52,7 @@ def read_dispatch(
     if raw is None and library:
         if "python_dispatch" in e.entry:
             return {}, True
-        raise SpecError(
+        raise MissingKernels(
             f"operator '{func.name}' has no kernel: give it a 'dispatch' table of C++ "
             "kernels or a 'python_dispatch' table of Python kernels",
             e.at("func"),
@@ -109,6 +109,10 @@ _SUPPORTED_DISPATCH_KEYS = frozenset(SUPPORTED_DISPATCH_KEYS)
 _LIBRARY_DISPATCH_KEYS = frozenset(LIBRARY_DISPATCH_KEYS)
 
 
+class MissingKernels(SpecError):
+    """A library operator without a kernel (which a misspelt `dispatch:` also gives)."""
+
+
 class _KernelError(SchemaError):
     """An error in a kernel name (the value of a dispatch line, not its keys)."""
 
@@ -127,7 +131,12 @@ def _read_dispatch_keys(
         if key is DispatchKey.AutocastXPU and not release.has(AUTOCAST_XPU_KEY):
             key = None
         if key is None:
-            hint = " (a trailing comma?)" if not name else ""
+            choices = LIBRARY_DISPATCH_KEYS if library else SUPPORTED_DISPATCH_KEYS
+            hint = (
+                did_you_mean(name, (str(k) for k in choices), listed_up_to=8)
+                if name
+                else " (a trailing comma?)"
+            )
             raise SchemaError(f"unknown dispatch key '{name}'{hint}", at, max(len(name), 1))
         if library and key not in supported:
             raise SchemaError(

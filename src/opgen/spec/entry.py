@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Set
 
-from opgen.diagnostics import Location, SpecError
+from opgen.diagnostics import Diagnostic, Location, SpecError, did_you_mean
 from opgen.frozen import frozen
 from opgen.releases import (
     AUTOMATIC_OUT_INPLACE_TAGS,
@@ -25,6 +25,7 @@ from opgen.spec.dispatch_table import (
     CIA,
     CIA_NESTED,
     Dispatch,
+    MissingKernels,
     read_dispatch,
 )
 from opgen.spec.entry_fields import EntryFields, describe
@@ -41,7 +42,7 @@ from opgen.spec.library import (
     LIBRARY_KEYS,
     NO_EXTENSIONS,
     read_extensions,
-    reject_unknown_keys,
+    unknown_key_errors,
 )
 from opgen.spec.native import NativeFunction
 from opgen.spec.precompute import Precompute, UfuncInnerLoop
@@ -63,27 +64,69 @@ KNOWN_KEYS = frozenset(
 
 @frozen
 class EntryOptions:
-    valid_tags: Set[str]  # the tags of the tags file
+    valid_tags: Set[str]  # the tags of the tags file (and of torch, for a library)
     ignore_keys: Set[DispatchKey] = frozenset()  # dispatch entries to drop, e.g. MPS
     library: bool = False  # the library dialect (opgen.spec.library)
     # Read for `opgen diff`: accept what older PyTorch specs allowed and later ones
     # forbid (removed types, rules added since, tags outside the tags file).
     for_comparison: bool = False
     release: Release = NEWEST  # whose rules apply (`opgen.releases`)
+    namespace_hint: str = "mylib"  # a library's namespace, for hints: its first operator's
 
 
 def read_entry(entry: YamlMap, options: EntryOptions) -> tuple[NativeFunction, Dispatch]:
-    e = EntryFields(entry)
+    """The entry's function and dispatch table. Unknown keys are reported together with
+    the first error of the keys that are known, which are read as if the others were not
+    there (a misspelt `func:` alone is reported alone)."""
     known = LIBRARY_KEYS | EXTENSION_KEYS if options.library else KNOWN_KEYS
-    if not known.issuperset(entry):
-        reject_unknown_keys(entry, KNOWN_KEYS, options.library)
+    if known.issuperset(entry):
+        return _read_known(entry, options)
+    unknown = list(unknown_key_errors(entry, KNOWN_KEYS, options.library))
+    if "func" not in entry:
+        raise SpecError.of(unknown)
+    try:
+        _read_known(_only(entry, known), options)
+    except MissingKernels as e:
+        if not any(_may_be_kernels(key) for key in entry):
+            unknown.extend(e.diagnostics)
+    except SpecError as e:
+        unknown.extend(e.diagnostics)
+    raise SpecError.of(sorted(unknown, key=_position))
+
+
+def _only(entry: YamlMap, keys: Set[object]) -> YamlMap:
+    """`entry` with only `keys`, located as `entry` is."""
+    kept = YamlMap((k, v) for k, v in entry.items() if k in keys)
+    kept.line, kept.positions, kept.at, kept.entry_at = (
+        entry.line, entry.positions, entry.at, entry.entry_at,
+    )  # fmt: skip
+    return kept
+
+
+def _may_be_kernels(key: object) -> bool:
+    """Whether an unknown key may be where the entry's kernels went: a dispatch key, or a
+    misspelt `dispatch`."""
+    name = str(key)
+    return DispatchKey.maybe_parse(name) is not None or bool(
+        did_you_mean(name, ("dispatch", "python_dispatch"))
+    )
+
+
+def _position(d: Diagnostic) -> tuple[int, int]:
+    return (0, 0) if d.location is None else (d.location.line, d.location.col or 0)
+
+
+def _read_known(entry: YamlMap, options: EntryOptions) -> tuple[NativeFunction, Dispatch]:
+    e = EntryFields(entry)
     if "func" not in entry:
         raise SpecError("operator entry has no 'func' key", entry.location)
     named_dimensions = options.for_comparison or options.release.has(NAMED_DIMENSIONS)
     namespace, func = _read_func(e, options.library, named_dimensions)
     if options.library and len(str(entry["func"])) == len(func.text):
         raise SpecError(
-            f"a library operator needs its namespace, as in 'mylib::{func.name}'", e.at("func")
+            "a library operator needs its namespace, as in "
+            f"'{options.namespace_hint}::{func.name}'",
+            e.at("func"),
         )
     # Most keys are absent from most entries: the readers of optional keys are
     # called only for keys that are present, in a fixed order (so that an entry
@@ -342,17 +385,26 @@ def _read_tags(
         if not isinstance(tag, str) or (tag not in valid and not options.for_comparison):
             locations = getattr(value, "item_locations", None)
             where = locations[i] if locations else e.at("tags")
-            hint = " (no tags file was given)" if not valid else " (not in the tags file)"
-            raise SpecError(f"unknown tag '{tag}'{hint}", where)
+            raise SpecError(_unknown_tag(tag, options), where)
     tags = set(value)  # strings, checked above
     if namespace == "aten" and "pt2_compliant_tag" in valid:
         tags.add("pt2_compliant_tag")
-    if options.release.has(AUTOMATIC_OUT_INPLACE_TAGS):
+    if options.release.has(AUTOMATIC_OUT_INPLACE_TAGS) and not options.library:
         if func.arguments.out and "out" in valid:
             tags.add("out")
         if func.name.name.inplace and "inplace" in valid:
             tags.add("inplace")
     return frozenset(tags)
+
+
+def _unknown_tag(tag: object, options: EntryOptions) -> str:
+    valid = options.valid_tags
+    if options.library:
+        why = f"torch {options.release} has no such at::Tag, and no tags file adds it"
+    else:
+        why = "not in the tags file" if valid else "no tags file was given"
+    hint = did_you_mean(tag, valid) if isinstance(tag, str) else ""
+    return f"unknown tag '{tag}' ({why}){hint}"
 
 
 def _read_ufunc_inner_loop(

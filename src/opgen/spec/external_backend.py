@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence, Set
 
-from opgen.diagnostics import Diagnostic, Location, SpecError
+from opgen.diagnostics import Diagnostic, Location, SpecError, did_you_mean
 from opgen.frozen import frozen
 from opgen.spec.backend import BackendIndex, BackendMetadata, default_kernel_name
 from opgen.spec.groups import NativeFunctionsGroup
@@ -333,8 +333,7 @@ class _Reader:
             return None
         if name not in self.functions and text not in self.elsewhere:
             known = [str(n) for n in self.functions]
-            close = _close_matches(text, known)
-            hint = f"; did you mean '{close[0]}'?" if close else ""
+            hint = did_you_mean(text, known)
             self._error(f"'{text}' is not an operator of the spec{hint}", at)
             return None
         return name
@@ -453,8 +452,7 @@ class _Reader:
                     root.key_location(list_key),
                 )
                 return None
-            close = _close_matches(backend, [k.name for k in DispatchKey])
-            hint = f"; did you mean '{close[0]}'?" if close else ""
+            hint = did_you_mean(backend, [k.name for k in DispatchKey])
             wrong = Diagnostic(
                 at, f"'backend:' must name a dispatch key, and '{backend}' is not one{hint}"
             )

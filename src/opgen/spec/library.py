@@ -26,10 +26,10 @@ author's Python code lives.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Set
+from collections.abc import Iterator, Mapping, Set
 from types import MappingProxyType
 
-from opgen.diagnostics import Location, SpecError
+from opgen.diagnostics import Diagnostic, Location, SpecError, did_you_mean
 from opgen.frozen import frozen
 from opgen.spec.keys import DispatchKey
 from opgen.spec.yaml.load import YamlMap
@@ -148,22 +148,32 @@ def described_keys(keys: tuple[DispatchKey, ...]) -> str:
     return ", ".join(str(k) for k in keys)
 
 
-def reject_unknown_keys(entry: YamlMap, native_keys: Set[object], library: bool) -> None:
-    """Raise for the first key of `entry` that is not in its dialect."""
+def unknown_key_errors(
+    entry: YamlMap, native_keys: Set[str], library: bool
+) -> Iterator[Diagnostic]:
+    """A diagnostic for each key of `entry` that is not in its dialect."""
     known = LIBRARY_KEYS | EXTENSION_KEYS if library else native_keys
     for key in entry:
         if key in known:
             continue
         at = entry.key_location(key)
         if library and key in native_keys:
-            raise SpecError(
+            yield Diagnostic(
+                at,
                 f"'{key}' is not allowed in a library spec: it drives ATen's own code generation",
-                at,
             )
-        if not library and key in EXTENSION_KEYS:
-            raise SpecError(
-                f"unknown key '{key}' in operator entry ('{key}' belongs to library specs: "
-                "read them with `opgen torch-library` or `opgen check --library`)",
+        elif not library and key in EXTENSION_KEYS:
+            yield Diagnostic(
                 at,
+                f"unknown key '{key}' in operator entry ('{key}' belongs to library specs, "
+                "which are read with --library)",
             )
-        raise SpecError(f"unknown key '{key}' in operator entry", at)
+        elif isinstance(key, str) and DispatchKey.maybe_parse(key) is not None:
+            yield Diagnostic(
+                at,
+                f"unknown key '{key}' in operator entry: a dispatch key goes under 'dispatch:', "
+                "indented below it",
+            )
+        else:
+            hint = did_you_mean(str(key), known, listed_up_to=len(known) if library else 0)
+            yield Diagnostic(at, f"unknown key '{key}' in operator entry{hint}")

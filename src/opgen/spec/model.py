@@ -33,6 +33,7 @@ from opgen.spec.native import NativeFunction
 from opgen.spec.partial import only_families
 from opgen.spec.schema import BaseOperatorName, OperatorName
 from opgen.spec.tags import read_tags
+from opgen.spec.torch_tags import torch_tags
 from opgen.spec.yaml.load import YamlDocument, YamlList, YamlMap, load_yaml, parse_yaml, read_text
 
 MAX_ERRORS = 20
@@ -160,11 +161,12 @@ def _build(
 ) -> Spec:
     entries = _entries(doc)
     entry_options = EntryOptions(
-        valid_tags=frozenset(tags),
+        valid_tags=frozenset(tags).union(torch_tags(options.release) if options.library else ()),
         ignore_keys=options.ignore_keys,
         library=options.library,
         for_comparison=options.for_comparison,
         release=options.release,
+        namespace_hint=_library_namespace(entries) if options.library else "mylib",
     )
     functions: list[NativeFunction] = []
     kernels: dict[DispatchKey, dict[OperatorName, BackendMetadata]] = {}
@@ -181,7 +183,7 @@ def _build(
         for key, metadata in dispatch.items():
             kernels.setdefault(key, {})[f.func.name] = metadata
     if errors:
-        raise SpecError.of(_limited(errors))
+        raise SpecError.of(_limited(once_each(errors)))
     _check_across_entries(functions, options.for_comparison)
     if options.library:  # no derived operators, and groups are ATen's business
         return _ungrouped(functions, kernels, tags, len(entries), sources)
@@ -227,6 +229,43 @@ def _ungrouped(
         entry_count=entry_count,
         sources=sources,
     )
+
+
+def _library_namespace(entries: list[YamlMap]) -> str:
+    """The namespace the first namespaced operator of a library names (for hints)."""
+    for entry in entries:
+        func = entry.get("func")
+        if isinstance(func, str):
+            namespace, colons, _ = func.partition("(")[0].partition("::")
+            if colons and namespace.isidentifier():
+                return namespace
+    return "mylib"
+
+
+def once_each(errors: list[Diagnostic]) -> list[Diagnostic]:
+    """Each message once, where it first occurs, with a note listing the lines of the
+    others (a key misspelt in every entry is one mistake, not one per entry)."""
+    lines: dict[str, list[Diagnostic]] = {}
+    for d in errors:
+        lines.setdefault(d.message, []).append(d)
+    if len(lines) == len(errors):
+        return errors
+    kept: list[Diagnostic] = []
+    for d in errors:
+        same = lines[d.message]
+        if same[0] is not d:
+            continue
+        kept.append(d)
+        if len(same) > 1 and same[1].location is not None:
+            kept.append(Diagnostic(same[1].location, _also_on(same[1:]), "note"))
+    return kept
+
+
+def _also_on(others: list[Diagnostic]) -> str:
+    shown = [str(d.location.line) for d in others[:5] if d.location is not None]
+    more = f" and {len(others) - len(shown)} more" if len(others) > len(shown) else ""
+    where = "line " if len(shown) == 1 and not more else "lines "
+    return f"the same error is on {where}{', '.join(shown)}{more}"
 
 
 def _limited(errors: list[Diagnostic]) -> list[Diagnostic]:

@@ -282,8 +282,9 @@ class FunctionSchema:
                 if len(real_outs) != len(self.returns):
                     raise SchemaError(
                         f"an out= operator whose out arguments are plain Tensors must return "
-                        f"each of its {len(real_outs)} non-scratch out arguments, "
-                        f"not {len(self.returns)} values",
+                        f"its {len(real_outs)} non-scratch out "
+                        f"argument{'' if len(real_outs) == 1 else 's'}, "
+                        f"not {len(self.returns)} value{'' if len(self.returns) == 1 else 's'}",
                         *self.span(self.returns),
                     )
         if self.name.name.inplace:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from opgen.diagnostics import Diagnostic, Location, SpecError
+from opgen.diagnostics import Diagnostic, Location, SpecError, did_you_mean
 from opgen.spec.yaml.load import YamlDocument, YamlList, YamlMap
 
 
@@ -51,7 +51,8 @@ def _read_tag(entry: object, where: Location) -> tuple[str, str]:
         raise SpecError("a tag entry must be a mapping with 'tag' and 'desc'", where)
     for key in entry:
         if key not in ("tag", "desc"):
-            raise SpecError(f"unknown key '{key}' in tag entry", entry.key_location(key))
+            hint = did_you_mean(str(key), ("tag", "desc"), listed_up_to=2)
+            raise SpecError(f"unknown key '{key}' in tag entry{hint}", entry.key_location(key))
     name = entry.get("tag")
     if not isinstance(name, str) or not name:
         raise SpecError("a tag entry needs 'tag: NAME'", entry.value_location("tag"))

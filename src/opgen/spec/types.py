@@ -11,6 +11,7 @@ import re
 from enum import Enum
 
 from opgen.cached import cached
+from opgen.diagnostics import did_you_mean
 from opgen.frozen import frozen
 from opgen.spec.syntax import SchemaError, memoized_parse
 
@@ -169,9 +170,11 @@ def _parse_type(text: str, offset: int, named_dimensions: bool = False) -> Type:
         name = text[len(_CUSTOM_CLASS_PREFIX) :]
         if re.match(_CUSTOM_CLASS_NAME, name):
             return CustomClassType(name)
-    base = (_NAMED_BASE_TYPES if named_dimensions else _BASE_TYPES).get(text)
+    known = _NAMED_BASE_TYPES if named_dimensions else _BASE_TYPES
+    base = known.get(text)
     if base is None:
-        raise SchemaError(f"unknown type '{text}'", offset, max(len(text), 1))
+        hint = did_you_mean(text, known) if text.isidentifier() else ""
+        raise SchemaError(f"unknown type '{text}'{hint}", offset, max(len(text), 1))
     return BaseType(base)
 
 

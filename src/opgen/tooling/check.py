@@ -1,14 +1,16 @@
 """`opgen check`: load and validate a spec, and optionally the files read against it.
 
-Besides the spec itself, it checks what other commands would read with it: PyTorch's
+The spec is `NATIVE_YAML`: PyTorch's spec language, or with `--library` a custom-op
+library spec (every check of `opgen torch-library`, with its derivatives file) and with
+`--mlx` an MLX extension spec (either dialect, with the derivatives file `opgen mlx`
+would read: `--derivatives`, else the one beside it; `--no-derivatives`: none). A spec
+read without the flag its dialect needs is told as such (`opgen.tooling.dialects`).
+Besides a PyTorch spec, it checks what other commands would read with it: PyTorch's
 derivatives.yaml (`--derivatives`, as `opgen autograd` reads it), deprecated.yaml
-(`--deprecated`), an out-of-tree backend's YAML (`--backend`), an ExecuTorch kernel
-YAML (`--executorch`), a custom-op library spec (`--library`, with every check of
-`opgen torch-library`) or an MLX extension spec (`--mlx`, with the derivatives file
-`opgen mlx` would read: `--derivatives`, else the one beside it; `--no-derivatives`:
-none). Each prints a one-line summary; errors are located diagnostics. A PyTorch spec
-is read by the rules of the torch release `--torch-version` names, or of the tree it
-lives in, as the drop-in commands choose it (`opgen.targets.torch_version`).
+(`--deprecated`), an out-of-tree backend's YAML (`--backend`) and an ExecuTorch kernel
+YAML (`--executorch`). Each prints a one-line summary; errors are located diagnostics.
+A PyTorch spec is read by the rules of the torch release `--torch-version` names, or of
+the tree it lives in, as the drop-in commands choose it (`opgen.targets.torch_version`).
 """
 
 from __future__ import annotations
@@ -21,10 +23,19 @@ from opgen.releases import Release
 from opgen.spec import Spec
 from opgen.targets.contract import ToolCommand
 from opgen.targets.torch_version import add_torch_version_argument
+from opgen.tooling.counts import counted, warnings_counted
+from opgen.tooling.dialects import (
+    Dialect,
+    add_dialect_arguments,
+    dialect_of,
+    needs_spec,
+    read_as,
+)
 from opgen.tooling.spec_files import (
     add_spec_arguments,
     load_named_spec,
     named_release,
+    shown_name,
     spec_paths,
 )
 
@@ -38,11 +49,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--werror", action="store_true", help="treat warnings as errors (exit status 1)"
     )
-    parser.add_argument(
-        "--library",
-        action="store_true",
-        help="read a custom-op library spec, as `opgen torch-library` does, with all its checks",
-    )
+    add_dialect_arguments(parser, "NATIVE_YAML")
     library_command.add_library_arguments(parser)
     parser.add_argument(
         "--deprecated",
@@ -68,26 +75,25 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="the spec, under the name ExecuTorch's codegen gives it (NATIVE_YAML)",
     )
     parser.add_argument(
-        "--mlx",
-        metavar="MLX_SPEC",
-        help="check an MLX extension spec (either dialect) and its derivatives file, as "
-        "`opgen mlx` reads them (--derivatives; default: derivatives.yaml beside the spec, "
-        "if any)",
-    )
-    parser.add_argument(
         "--no-derivatives",
         action="store_true",
         help="with --mlx: " + mlx_command.NO_DERIVATIVES_HELP,
     )
 
 
+# The flags that check what is read against a PyTorch spec.
+_PYTORCH_ONLY = ("deprecated", "backend", "executorch", "aten_yaml_path")
+
+
 def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    if args.mlx is not None:
-        return _check_mlx(args, out, err)
-    if args.no_derivatives:
-        err.write("opgen check: error: --no-derivatives is for an MLX spec (--mlx)\n")
+    dialect = dialect_of(args)
+    problem = _usage_problem(args, dialect)
+    if problem is not None:
+        err.write(f"opgen check: error: {problem}\n")
         return 2
-    if args.library:
+    if dialect == "mlx":
+        return _check_mlx(args, out)
+    if dialect == "library":
         return _check_library(args, out, err)
     if args.aten_yaml_path is not None:
         if args.native_yaml not in (None, args.aten_yaml_path):
@@ -97,7 +103,7 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     release = named_release(args, "check", err)
     if release is None:
         return 2
-    spec = load_named_spec(args, release)
+    spec = load_named_spec(args, "check", release)
     write_diagnostics(spec.warnings, err)
     derivatives = None if args.derivatives is None else _check_derivatives(spec, args)
     deprecated = None if args.deprecated is None else _check_deprecated(spec, args)
@@ -106,12 +112,12 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if (spec.warnings or (executorch and executorch[1])) and args.werror:
         return 1
     derived = len(spec.functions) - spec.entry_count
-    paths = spec_paths(args.native_yaml, args.tags)
+    name = shown_name(args, spec_paths(args.native_yaml, args.tags))
     out.write(
-        f"{paths.native}: ok: {spec.entry_count} entries, {len(spec.functions)} functions "
-        f"({derived} derived), {len(spec.groups)} groups, {len(spec.view_groups)} view groups"
-        + (f", {len(spec.warnings)} warnings" if spec.warnings else "")
-        + "\n"
+        f"{name}: ok: {counted(spec.entry_count, 'entry')}, "
+        f"{counted(len(spec.functions), 'function')} ({derived} derived), "
+        f"{counted(len(spec.groups), 'group')}, {counted(len(spec.view_groups), 'view group')}"
+        f"{warnings_counted(len(spec.warnings))}\n"
     )
     if derivatives is not None:
         out.write(f"{args.derivatives}: ok: {derivatives}\n")
@@ -120,7 +126,7 @@ def run_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     if backend is not None:
         out.write(f"{args.backend}: ok: {backend}\n")
     if executorch is not None:
-        out.write(f"{args.executorch}: ok: {executorch[0]}\n")
+        out.write(f"{args.executorch}: ok: {executorch[0]}{warnings_counted(executorch[1])}\n")
     return 0
 
 
@@ -136,9 +142,8 @@ def _check_executorch(
     functions = parsed.native_functions
     keys = sum(len(kernels) for kernels in parsed.kernel_index.index.values())
     summary = (
-        f"{len(functions)} operators ({len(parsed.from_aten)} by 'op:', "
-        f"{len(functions) - len(parsed.from_aten)} by 'func:'), {keys} kernel "
-        + ("key" if keys == 1 else "keys")
+        f"{counted(len(functions), 'operator')} ({len(parsed.from_aten)} by 'op:', "
+        f"{len(functions) - len(parsed.from_aten)} by 'func:'), {counted(keys, 'kernel key')}"
     )
     return summary, len(parsed.warnings)
 
@@ -148,12 +153,12 @@ def _check_backend(spec: Spec, args: argparse.Namespace) -> str:
     from opgen.spec.external_backend import load_external_backend
 
     backend = load_external_backend(args.backend, spec)
-    parts = [f"{len(index.index)} kernels for {key}" for key, index in backend.indices.items()] or [
-        f"no kernels for {backend.backend}"
-    ]
+    parts = [
+        f"{counted(len(index.index), 'kernel')} for {key}" for key, index in backend.indices.items()
+    ] or [f"no kernels for {backend.backend}"]
     lazy = len(backend.full_codegen) + len(backend.ir_gen) + len(backend.non_native)
     if lazy:
-        parts.append(f"{lazy} lazy IR nodes")
+        parts.append(counted(lazy, "lazy IR node"))
     return ", ".join(parts)
 
 
@@ -169,7 +174,10 @@ def _check_deprecated(spec: Spec, args: argparse.Namespace) -> str:
     pairs = load_signatures(functions, deprecated, SignatureSet(), method=False)
     called = {id(pair.function) for pair in pairs[len(functions) :]}
     args.retain(pairs)
-    return f"{len(deprecated)} deprecated signatures, calling {len(called)} functions"
+    return (
+        f"{counted(len(deprecated), 'deprecated signature')}, calling "
+        f"{counted(len(called), 'function')}"
+    )
 
 
 def _check_derivatives(spec: Spec, args: argparse.Namespace) -> str:
@@ -186,41 +194,58 @@ def _check_derivatives(spec: Spec, args: argparse.Namespace) -> str:
     per_key = [info for by_key in infos.infos.values() for info in by_key.values()]
     nodes = sum(info.op is not None for info in per_key)
     users = sum(fn.info is not None for fn in matched)
-    keys = ", ".join(sorted(infos.used_dispatch_keys))
+    keys = sorted(infos.used_dispatch_keys)
     return (
-        f"{len(infos.infos)} operators with formulas ({nodes} backward nodes; dispatch keys "
-        f"{keys}), used by {users} functions"
+        f"{counted(len(infos.infos), 'operator')} with formulas "
+        f"({counted(nodes, 'backward node')}; dispatch {'key' if len(keys) == 1 else 'keys'} "
+        f"{', '.join(keys)}), used by {counted(users, 'function')}"
     )
 
 
-def _check_mlx(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+def _usage_problem(args: argparse.Namespace, dialect: Dialect) -> str | None:
+    """What is wrong with the flags, before anything is read (exit status 2)."""
+    if dialect != "pytorch" and args.native_yaml is None:
+        return needs_spec(dialect)
+    if args.no_derivatives and dialect != "mlx":
+        return "--no-derivatives is for an MLX spec (--mlx)"
+    if args.derivatives is not None and args.no_derivatives:
+        return "--derivatives and --no-derivatives contradict each other"
+    if dialect != "pytorch":
+        for name in _PYTORCH_ONLY:
+            if getattr(args, name) is not None:
+                flag = "--" + name.replace("_", "-")
+                return f"{flag} is checked against a PyTorch spec, not with --{dialect}"
+    if dialect != "library":
+        given = "--python-path" if args.python_path else "--package" if args.package else None
+        if given is not None:
+            return f"{given} is for a library spec (--library)"
+    return None
+
+
+def _check_mlx(args: argparse.Namespace, out: TextIO) -> int:
     """Read an MLX spec with all its checks; its errors propagate to `main`."""
     from opgen.spec.mlx.derivatives import Derivatives
     from opgen.spec.mlx.reader import load_mlx_library
 
-    if args.derivatives is not None and args.no_derivatives:
-        err.write("opgen check: error: --derivatives and --no-derivatives contradict each other\n")
-        return 2
+    path = args.native_yaml
     derivatives = None if args.no_derivatives else args.derivatives or Derivatives.BESIDE_SPEC
-    library = load_mlx_library(args.mlx, derivatives=derivatives)
+    library = read_as("mlx", path, "check", lambda: load_mlx_library(path, derivatives=derivatives))
     args.retain(library)
     count = len(library.functions)
-    bound = f", {count} bound function{'s' if count != 1 else ''}" if count else ""
-    out.write(f"{args.mlx}: ok: {len(library.operators)} operators{bound}\n")
+    bound = f", {counted(count, 'bound function')}" if count else ""
+    out.write(f"{path}: ok: {counted(len(library.operators), 'operator')}{bound}\n")
     return 0
 
 
 def _check_library(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    if args.native_yaml is None:
-        err.write("opgen check: error: --library needs the library spec\n")
-        return 2
     from opgen.targets.torch_library import command as library_command
 
-    library = library_command.load(args)
+    path = args.native_yaml
+    library = read_as("library", path, "check", lambda: library_command.load(args))
     write_diagnostics(library.warnings, err)
     if library.warnings and args.werror:
         return 1
-    out.write(f"{args.native_yaml}: ok: {library.summary()}\n")
+    out.write(f"{path}: ok: {library.summary()}{warnings_counted(len(library.warnings))}\n")
     return 0
 
 

@@ -1,7 +1,9 @@
 """`opgen dump`: the model as JSON Lines, one object per native function.
 
 The objects use the field names and values of torchgen's model, so that the
-two can be compared key by key (see tests/conformance).
+two can be compared key by key (see tests/conformance). With `--library` or
+`--mlx` the spec is a library's or an MLX extension's, whose records are
+`dump_extensions`'.
 
 A dump renders thousands of small records, so `dump_lines` keeps what records
 share for the length of the run (a `_Dump`): the text of each dispatch key,
@@ -35,6 +37,7 @@ from opgen.spec.model import Spec
 from opgen.spec.native import NativeFunction
 from opgen.targets.contract import ToolCommand
 from opgen.targets.torch_version import add_torch_version_argument
+from opgen.tooling.dialects import add_dialect_arguments, dialect_of, needs_spec, read_as
 from opgen.tooling.spec_files import add_spec_arguments, load_named_spec, named_release
 
 
@@ -216,20 +219,24 @@ def _decls(group: CppSignatureGroup) -> list[str]:
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_spec_arguments(parser)
     add_torch_version_argument(parser)
+    add_dialect_arguments(parser, "NATIVE_YAML")
     parser.add_argument(
         "--signatures",
         action="store_true",
         help="add each function's declarations: cpp, cpp_method, dispatcher, native, "
-        "python and python_pyi",
+        "python and python_pyi (a library's: cpp, dispatcher and native; an MLX spec's: "
+        "python)",
     )
     add_jobs_argument(parser, "the records")
 
 
 def run_dump(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if args.library or args.mlx:
+        return _dump_extension(args, out, err)
     release = named_release(args, "dump", err)
     if release is None:
         return 2
-    spec = load_named_spec(args, release)
+    spec = load_named_spec(args, "dump", release)
     write_diagnostics(spec.warnings, err)
     workers = default_jobs() if args.jobs is None else args.jobs
     chunks = dump_chunks(
@@ -237,6 +244,37 @@ def run_dump(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     )
     for text in chunks:
         out.write(text)
+    return 0
+
+
+def _dump_extension(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    """A library's or an MLX spec's records (few: rendered in this process)."""
+    from opgen.tooling import dump_extensions
+
+    dialect = dialect_of(args)
+    path = args.native_yaml
+    if path is None:
+        err.write(f"opgen dump: error: {needs_spec(dialect)}\n")
+        return 2
+    if dialect == "library":
+        from opgen.spec.model import LoadOptions, load_spec
+        from opgen.tooling.spec_files import spec_paths
+
+        tags = spec_paths(path, args.tags).tags
+        spec = read_as(
+            "library", path, "dump", lambda: load_spec(path, tags, LoadOptions(library=True))
+        )
+        args.retain(spec)
+        write_diagnostics(spec.warnings, err)
+        records = dump_extensions.library_records(spec, args.signatures)
+    else:
+        from opgen.spec.mlx.reader import load_mlx_library
+
+        library = read_as("mlx", path, "dump", lambda: load_mlx_library(path))
+        args.retain(library)
+        records = dump_extensions.mlx_records(library, args.signatures)
+    for record in records:
+        out.write(json.dumps(record) + "\n")
     return 0
 
 

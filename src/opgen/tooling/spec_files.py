@@ -1,4 +1,5 @@
-"""The spec a tool reads: `NATIVE_YAML` and `--tags`, or the bundled example."""
+"""The spec a tool reads: `NATIVE_YAML` and `--tags`, or the bundled example; with
+`--library` or `--mlx` (`opgen.tooling.dialects`), `NATIVE_YAML` is that dialect's spec."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from opgen.releases import NEWEST, Release
 from opgen.spec import LoadOptions, Spec, load_spec
 from opgen.targets.contract import UsageError
 from opgen.targets.torch_version import choose_release
+from opgen.tooling.dialects import read_as
 
 
 @frozen
@@ -25,6 +27,12 @@ def bundled_example() -> SpecPaths:
     # cost every command a few milliseconds.)
     root = os.path.join(os.path.dirname(os.path.dirname(__file__)), "examples")
     return SpecPaths(os.path.join(root, "native_functions.yaml"), os.path.join(root, "tags.yaml"))
+
+
+def shown_name(args: argparse.Namespace, paths: SpecPaths) -> str:
+    """How a summary names the spec: its path, and that it is the bundled example when
+    no spec was named."""
+    return paths.native + (" (the bundled example)" if args.native_yaml is None else "")
 
 
 def spec_paths(native: str | None, tags: str | None) -> SpecPaths:
@@ -43,7 +51,8 @@ def add_spec_arguments(parser: argparse.ArgumentParser) -> None:
         "native_yaml",
         nargs="?",
         metavar="NATIVE_YAML",
-        help="the operator spec (native_functions.yaml); default: the bundled example",
+        help="the operator spec (native_functions.yaml; with --library or --mlx, that kind of "
+        "spec); default: the bundled example",
     )
     parser.add_argument(
         "--tags",
@@ -52,10 +61,14 @@ def add_spec_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def load_named_spec(args: argparse.Namespace, release: Release = NEWEST) -> Spec:
-    """The spec the arguments name, read by `release`'s rules, handed to `args.retain`."""
+def load_named_spec(args: argparse.Namespace, command: str, release: Release = NEWEST) -> Spec:
+    """The PyTorch spec the arguments name, read by `release`'s rules, handed to
+    `args.retain`; a library or MLX spec is told as such (`read_as`)."""
     paths = spec_paths(args.native_yaml, args.tags)
-    spec = load_spec(paths.native, paths.tags, LoadOptions(release=release))
+    options = LoadOptions(release=release)
+    spec = read_as(
+        "pytorch", paths.native, command, lambda: load_spec(paths.native, paths.tags, options)
+    )
     args.retain(spec)
     return spec
 

@@ -12,11 +12,10 @@ with what was probably meant.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable
 
-from opgen.diagnostics import Location, SpecError
+from opgen.diagnostics import Location, SpecError, did_you_mean
 from opgen.spec.native import NativeFunction
 from opgen.spec.schema import FunctionSchema
 from opgen.spec.syntax import SchemaError
@@ -33,8 +32,7 @@ def _parse(text: str, at: Location) -> FunctionSchema:
 
 
 def _unknown(name: str, at: Location, known: Iterable[str]) -> SpecError:
-    close = difflib.get_close_matches(name, list(known), n=1)
-    hint = f"; did you mean '{close[0]}'?" if close else ""
+    hint = did_you_mean(name, known)
     return SpecError(f"derivatives entry for '{name}', which is not in the spec{hint}", at)
 
 

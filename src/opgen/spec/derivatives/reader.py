@@ -10,11 +10,10 @@ one run reports every bad entry.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Collection, Iterable, Sequence
 
-from opgen.diagnostics import Diagnostic, Location, SpecError
+from opgen.diagnostics import Diagnostic, Location, SpecError, did_you_mean
 from opgen.spec.derivatives.entry import (
     DEFAULT_KEY,
     DerivativesEntry,
@@ -263,8 +262,7 @@ def _check_argument_names(f: NativeFunction, at: Location) -> None:
 def _check_autograd_key(key: object, at: Location) -> None:
     if key == DEFAULT_KEY or key in AUTOGRAD_KEYS:
         return
-    close = difflib.get_close_matches(str(key), [DEFAULT_KEY, *AUTOGRAD_KEYS], n=1)
-    hint = f"; did you mean '{close[0]}'?" if close else ""
+    hint = did_you_mean(str(key), [DEFAULT_KEY, *AUTOGRAD_KEYS])
     raise SpecError(
         f"'{key}' is not an autograd dispatch key: a 'dispatch:' table takes 'Default', "
         f"'AutogradNestedTensor' and 'Autograd<backend>' keys{hint}",

@@ -15,7 +15,7 @@ import difflib
 import re
 from collections.abc import Collection, Sequence
 
-from opgen.diagnostics import SpecError
+from opgen.diagnostics import SpecError, did_you_mean
 from opgen.spec.derivatives.entry import Formula, argument_names
 from opgen.spec.native import NativeFunction
 
@@ -60,8 +60,7 @@ def _check_arguments(formula: Formula, f: NativeFunction, arguments: Collection[
 
 
 def _no_input(name: str, f: NativeFunction, candidates: Collection[str]) -> str:
-    close = difflib.get_close_matches(name, sorted(candidates), n=1)
-    hint = f"; did you mean '{close[0]}'?" if close else ""
+    hint = did_you_mean(name, candidates)
     return f"'{f.func.name}' has no input named '{name}'{hint}"
 
 

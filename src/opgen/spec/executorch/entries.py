@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from opgen.diagnostics import Diagnostic, SpecError
+from opgen.diagnostics import Diagnostic, SpecError, did_you_mean
 from opgen.spec.entry import KNOWN_KEYS
 from opgen.spec.entry_fields import describe
 from opgen.spec.schema import FunctionSchema
@@ -78,10 +78,7 @@ def native_entry(
 def _unknown_keys(entry: YamlMap) -> Iterator[Diagnostic]:
     for key in entry:
         if key not in ENTRY_KEYS:
-            import difflib  # only for an error
-
-            close = difflib.get_close_matches(str(key), sorted(ENTRY_KEYS), n=1)
-            hint = f"; did you mean '{close[0]}'?" if close else ""
+            hint = did_you_mean(str(key), ENTRY_KEYS)
             yield Diagnostic(entry.key_location(key), f"unknown key '{key}'{hint}")
 
 

@@ -15,7 +15,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 
 from opgen.api.aten_mlx import RUNTIME_NAMES
-from opgen.diagnostics import Diagnostic, Location
+from opgen.diagnostics import Diagnostic, Location, did_you_mean
 from opgen.frozen import frozen
 from opgen.spec.keys import SchemaKind
 from opgen.spec.lowering.compose import (
@@ -140,8 +140,7 @@ def _check_composition(
 
     if isinstance(expression, Name):
         if expression.text not in own and expression.text not in DTYPE_NAMES:
-            close = difflib.get_close_matches(expression.text, sorted(own), n=1)
-            hint = f"; did you mean '{close[0]}'?" if close else ""
+            hint = did_you_mean(expression.text, own)
             error(
                 at(expression.offset, expression.length),
                 f"'{expression.text}' is no argument of '{op}'{hint}",
@@ -176,8 +175,7 @@ def _check_composition(
         given = set(arguments[: len(expression.positional)])
         for i, (keyword, _) in enumerate(expression.keywords):
             if keyword not in arguments:
-                close = difflib.get_close_matches(keyword, arguments, n=1)
-                hint = f"; did you mean '{close[0]}'?" if close else ""
+                hint = did_you_mean(keyword, arguments)
                 offsets = expression.keyword_offsets
                 place = at(offsets[i], len(keyword)) if i < len(offsets) else where
                 error(place, f"'{name}' has no argument '{keyword}'{hint}")

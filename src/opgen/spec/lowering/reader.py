@@ -37,7 +37,7 @@ from collections.abc import Iterable, Sequence
 from types import MappingProxyType
 
 from opgen.api.aten_mlx import NoMlxValue, parameters, return_type
-from opgen.diagnostics import Diagnostic, Location, SpecError
+from opgen.diagnostics import Diagnostic, Location, SpecError, did_you_mean
 from opgen.frozen import frozen
 from opgen.spec.groups import NativeFunctionsGroup
 from opgen.spec.keys import SchemaKind
@@ -242,8 +242,7 @@ class _Reader:
         good = True
         for key in item:
             if key not in allowed:
-                close = difflib.get_close_matches(str(key), allowed, n=1)
-                hint = f"; did you mean '{close[0]}'?" if close else ""
+                hint = did_you_mean(str(key), allowed)
                 self.error(
                     item.key_location(key),
                     f"unknown key '{key}' in {what} entry (valid: {', '.join(allowed)}){hint}",
@@ -282,8 +281,7 @@ class _Reader:
 
     def _unknown(self, name: str) -> str:
         known = [*self.by_name, *self.by_base]
-        close = difflib.get_close_matches(name, known, n=1)
-        hint = f"; did you mean '{close[0]}'?" if close else ""
+        hint = did_you_mean(name, known)
         return f"the release's spec has no operator '{name}'{hint}"
 
     def _entry(self, item: YamlMap) -> _Entry | None:
@@ -392,8 +390,7 @@ class _Reader:
                     arguments = {a.name: a for a in f.func.arguments.flat_non_out}
                     argument = arguments.get(name)
                     if argument is None:
-                        close = difflib.get_close_matches(name, list(arguments), n=1)
-                        hint = f"; did you mean '{close[0]}'?" if close else ""
+                        hint = did_you_mean(name, arguments)
                         message = f"promote: '{f.func.name}' has no argument '{name}'{hint}"
                         self.error(where, message)
                     elif argument.type.base_ty not in (BaseTy.Tensor, BaseTy.Scalar):

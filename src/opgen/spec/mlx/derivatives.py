@@ -26,12 +26,11 @@ structure and matches entries to operators.
 
 from __future__ import annotations
 
-import difflib
 import enum
 import os
 from collections.abc import Mapping, Sequence
 
-from opgen.diagnostics import Diagnostic, Location, SpecError
+from opgen.diagnostics import Diagnostic, Location, SpecError, did_you_mean
 from opgen.frozen import frozen
 from opgen.spec.schema import FunctionSchema
 from opgen.spec.syntax import IDENTIFIER, SchemaError
@@ -211,8 +210,7 @@ def _mismatch(
         )
     schema = schemas.get(entry.name)
     if schema is None:
-        close = difflib.get_close_matches(entry.name, sorted(schemas), n=1)
-        hint = f"; did you mean '{close[0]}'?" if close else ""
+        hint = did_you_mean(entry.name, schemas)
         return at.location, f"derivatives entry for '{entry.name}', which is not in the spec{hint}"
     if entry.schema is not None and str(entry.schema) != str(schema):
         length = len(at.text) - entry.schema_offset

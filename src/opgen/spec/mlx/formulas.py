@@ -26,10 +26,10 @@ a multi-output operator, `grads[i]` and `results[i]` must index an output.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterator
 
+from opgen.diagnostics import did_you_mean
 from opgen.frozen import frozen
 
 # Keywords and built-in names an expression may use.
@@ -183,7 +183,8 @@ def _name_problem(name: str, scope: Scope, what: str) -> str | None:
     if parts[0] == scope.namespace and len(parts) > 1:
         if len(parts) == 2 and parts[1] in scope.operators:
             return None
-        return f"'{name}' is not an operator of the library{_hint(parts[-1], scope.operators)}"
+        hint = did_you_mean(parts[-1], scope.operators)
+        return f"'{name}' is not an operator of the library{hint}"
     if name in MULTI_OUTPUT_NAMES and "grad" in scope.locals:
         return (
             f"'{name}' is for operators with several outputs, and this one has one: "
@@ -204,17 +205,11 @@ def _is_mlx(parts: list[str], mlx: frozenset[str]) -> bool:
 
 def _unknown(name: str, scope: Scope, what: str) -> str:
     last = name.rpartition("::")[2]
-    close = difflib.get_close_matches(name, sorted(scope.locals), n=1)
-    if not close:
-        known = sorted(scope.mlx | scope.operators | CPP_WORDS)
-        close = difflib.get_close_matches(name if "::" in name else last, known, n=1)
-    hint = f"; did you mean '{close[0]}'?" if close else ""
+    hint = did_you_mean(name, scope.locals)
+    if not hint:
+        known = scope.mlx | scope.operators | CPP_WORDS
+        hint = did_you_mean(name if "::" in name else last, known)
     return f"unknown name '{name}' in {what}{hint}"
-
-
-def _hint(name: str, choices: frozenset[str]) -> str:
-    close = difflib.get_close_matches(name, sorted(choices), n=1)
-    return f"; did you mean '{close[0]}'?" if close else ""
 
 
 def _index_problem(name: str, text: str, token: _Token, scope: Scope) -> str | None:

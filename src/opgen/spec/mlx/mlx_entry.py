@@ -30,11 +30,10 @@ would have written (`add(Tensor a, Tensor b, *, float alpha=1.0) -> Tensor`).
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Mapping
 from typing import TypeVar
 
-from opgen.diagnostics import Location, SpecError
+from opgen.diagnostics import Location, SpecError, did_you_mean
 from opgen.frozen import frozen
 from opgen.spec.mlx.bound_entry import BOUND_KEYS
 from opgen.spec.mlx.cpp_signature import MlxCppSignature, parse_cpp_signature
@@ -176,8 +175,7 @@ def _keyword_only(entry: YamlMap, names: list[str]) -> int:
     for i, item in enumerate(listed):
         item_at = listed.item_locations[i] if isinstance(listed, YamlList) else at
         if not isinstance(item, str) or item not in names:
-            close = difflib.get_close_matches(str(item), names, n=1)
-            hint = f"; did you mean '{close[0]}'?" if close else ""
+            hint = did_you_mean(str(item), names)
             raise SpecError(f"'keyword_only:' names '{item}', which is no argument{hint}", item_at)
         indices[names.index(item)] = item_at
     if indices:

@@ -15,11 +15,10 @@ the names of the whole library.
 
 from __future__ import annotations
 
-import difflib
 import keyword
 from collections.abc import Iterator, Mapping
 
-from opgen.diagnostics import Diagnostic, Location, SpecError
+from opgen.diagnostics import Diagnostic, Location, SpecError, did_you_mean
 from opgen.frozen import frozen
 from opgen.spec.mlx.derivatives import WrittenFormula, read_grad_mapping
 from opgen.spec.mlx.formulas import MULTI_OUTPUT_NAMES, Scope, check_formula
@@ -168,8 +167,7 @@ def _dispatch(entry: YamlMap, errors: list[Diagnostic]) -> dict[str, str]:
     kernels: dict[str, str] = {}
     for key, kernel in table.items():
         if key not in DISPATCH_KEYS:
-            close = difflib.get_close_matches(str(key), DISPATCH_KEYS, n=1)
-            hint = f"; did you mean '{close[0]}'?" if close else ""
+            hint = did_you_mean(str(key), DISPATCH_KEYS)
             errors.append(
                 Diagnostic(
                     table.key_location(key),
@@ -263,8 +261,7 @@ def grad_problems(op: ReadOperator) -> Iterator[Diagnostic]:
     for formula in op.grads:
         kind = types.get(formula.input)
         if kind is None:
-            close = difflib.get_close_matches(formula.input, sorted(types), n=1)
-            hint = f"; did you mean '{close[0]}'?" if close else ""
+            hint = did_you_mean(formula.input, types)
             yield Diagnostic(
                 formula.key_location, f"'{op.name}' has no argument '{formula.input}'{hint}"
             )

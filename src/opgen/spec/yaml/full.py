@@ -5,6 +5,8 @@ Python values, except that mappings become `YamlMap` and sequences `YamlList`,
 whose positions are PyYAML's nodes. Duplicate keys, which PyYAML silently lets
 through, are errors here, as are unhashable keys and merge keys (`<<`) that do
 not name mappings; scalars that cannot be constructed are collected as errors.
+Syntax errors are told in plain words by `opgen.spec.yaml.syntax_errors`,
+imported only when there is one.
 
 `opgen.spec.yaml.load` imports this module only for documents outside the subset
 that `subset` reads, so that most runs never import PyYAML (~15 ms).
@@ -124,7 +126,7 @@ class _Builder:
                 return node.value
         if isinstance(node, yaml.SequenceNode):
             items = YamlList(
-                self._build_map(item) if type(item) is _MappingNode else self.build(item)
+                self._build_map(item, item=True) if type(item) is _MappingNode else self.build(item)
                 for item in node.value
             )
             items.positions = self.positions
@@ -134,7 +136,9 @@ class _Builder:
         assert isinstance(node, yaml.MappingNode), node
         return self._build_map(node)
 
-    def _build_map(self, node: yaml.MappingNode) -> YamlMap:
+    def _build_map(self, node: yaml.MappingNode, item: bool = False) -> YamlMap:
+        """The mapping; `item`: it is an item of a list (whose next item may have lost its
+        '- ')."""
         mapping = YamlMap()
         mapping.line = node.start_mark.line + 1
         mapping.positions = self.positions
@@ -159,10 +163,13 @@ class _Builder:
                 continue
             if duplicate:
                 first = mapping.key_location(key).line
+                # The first of several keys again: most often a list item without its '- '.
+                again = item and len(mapping) > 1 and next(iter(mapping)) == key
+                hint = "; does a new item start here, without its '- '?" if again else ""
                 self.errors.append(
                     Diagnostic(
                         _location(self.path, key_node),
-                        f"duplicate key '{key}' (first given on line {first})",
+                        f"duplicate key '{key}' (first given on line {first}){hint}",
                     )
                 )
                 continue
@@ -200,27 +207,18 @@ def _problem(error: yaml.YAMLError) -> str:
     return str(error)
 
 
-def _yaml_error(path: str, e: yaml.MarkedYAMLError) -> SpecError:
-    """Point at where the unfinished construct starts, if PyYAML says, else at the problem."""
-    problem, context = e.problem_mark, e.context_mark
-    if context is not None and problem is not None and e.context and context.line != problem.line:
-        construct = e.context.removeprefix("while parsing ").removeprefix("a ")
-        message = (
-            f"invalid YAML: {e.problem} (line {problem.line + 1}, column {problem.column + 1}) "
-            f"while parsing the {construct} that starts here"
-        )
-        return SpecError(message, Location(path, context.line + 1, context.column + 1))
-    mark = problem or context
-    location = Location(path, mark.line + 1, mark.column + 1) if mark else Location(path, 1)
-    return SpecError(f"invalid YAML: {_problem(e)}", location)
-
-
 def read_full(path: str, text: str) -> YamlDocument:
     """Compose and build one YAML document with PyYAML; errors are located SpecErrors."""
     try:
         node = yaml.compose(text, Loader=_Loader)
     except yaml.MarkedYAMLError as e:
-        raise _yaml_error(path, e) from None
+        from opgen.spec.yaml.syntax_errors import syntax_error
+
+        raise syntax_error(path, text, e) from None
+    except yaml.reader.ReaderError as e:
+        from opgen.spec.yaml.syntax_errors import unreadable_character
+
+        raise unreadable_character(path, text, e) from None
     except yaml.YAMLError as e:
         raise SpecError(f"invalid YAML: {e}", Location(path, 1)) from None
     if node is None:

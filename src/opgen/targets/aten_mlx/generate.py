@@ -129,5 +129,7 @@ def emit(model: AtenMlxModel, options: AtenMlxOptions) -> Generated:
         notes=emitted.notes,
         warnings=emitted.warnings,
         sources=cpp,
-        summary=lambda report: f"opgen aten-mlx: {count} operators lowered to MLX",
+        summary=lambda report: (
+            f"opgen aten-mlx: {count} operator{'s' if count != 1 else ''} lowered to MLX"
+        ),
     )

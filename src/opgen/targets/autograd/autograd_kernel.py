@@ -156,8 +156,8 @@ def _foreach_pairs(
     ours, theirs = f.func.arguments.flat_non_out, info.func.func.arguments.flat_non_out
     if len(ours) != len(theirs) and name not in FOREACH_WITH_DIFFERENT_ARITY:
         raise SpecError(
-            f"{'.'.join(name)} has {len(ours)} arguments but its reference "
-            f"{info.func.func.name} has {len(theirs)}",
+            f"{'.'.join(name)} has {len(ours)} argument{'' if len(ours) == 1 else 's'} but "
+            f"its reference {info.func.func.name} has {len(theirs)}",
             f.loc,
         )
     pairs = []
@@ -238,7 +238,8 @@ def _check(kernel: VariableTypeKernel) -> None:
         covered = sum(len(d.var_names) for d in fw_derivatives)
         if covered != len(kernel.differentiable_outputs):
             raise SpecError(
-                f"{kernel.name} has forward derivatives for {covered} outputs but "
+                f"{kernel.name} has forward derivatives for {covered} "
+                f"output{'' if covered == 1 else 's'} but "
                 f"{len(kernel.differentiable_outputs)} differentiable outputs: once any "
                 "forward derivative is given, every differentiable output needs one",
                 kernel.location,

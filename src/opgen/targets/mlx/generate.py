@@ -120,8 +120,10 @@ def emit(model: MlxModel, options: MlxOptions) -> Generated:
         differentiable = sum(bool(op.grads) for op in library.operators)
         count = len(library.functions)
         bound = f", {count} bound function{'s' if count != 1 else ''}" if count else ""
+        operators = len(library.operators)
         return (
-            f"{library.module}: {len(library.operators)} operators ({primitives} primitives, "
+            f"{library.module}: {operators} operator{'s' if operators != 1 else ''} "
+            f"({primitives} primitive{'s' if primitives != 1 else ''}, "
             f"{differentiable} with gradient formulas){bound}: {len(written.files)} files in "
             f"{model.output_dir}, {action} {len(written.changed)}"
         )

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from opgen.targets.contract import LazyTarget
 from opgen.targets.extension_flags import add_listing_arguments, run_options
+from opgen.targets.torch_version import add_torch_version_argument, choose_release
 
 if TYPE_CHECKING:
     from opgen.targets.torch_library.library import Library, LibraryPaths, TorchLibraryOptions
@@ -43,6 +44,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--tags", metavar="TAGS_YAML", help="the tags file; default: tags.yaml beside SPEC"
     )
     add_library_arguments(parser)
+    add_torch_version_argument(parser)
     parser.add_argument(
         "-o", "--output-dir", required=True, metavar="DIR", help="where to write the files"
     )
@@ -66,6 +68,7 @@ def library_paths(args: argparse.Namespace) -> LibraryPaths:
         derivatives=beside(spec, args.derivatives, "derivatives.yaml"),
         package=args.package,
         python_path=tuple(args.python_path),
+        release=choose_release(args.torch_version, [spec]).release,
     )
 
 

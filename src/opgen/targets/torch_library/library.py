@@ -16,6 +16,7 @@ from pathlib import Path
 
 from opgen.diagnostics import Diagnostic, Location, SpecError
 from opgen.frozen import frozen
+from opgen.releases import NEWEST, Release
 from opgen.spec.arguments import Argument
 from opgen.spec.backend import BackendMetadata
 from opgen.spec.derivatives import DerivativesEntry, FormulaHeader, load_library_derivatives
@@ -26,6 +27,7 @@ from opgen.spec.native import NativeFunction
 from opgen.spec.types import BaseTy
 from opgen.targets.contract import RunOptions
 from opgen.targets.torch_library.formula_calls import formula_errors
+from opgen.targets.torch_library.formula_names import formula_name_errors
 from opgen.targets.torch_library.python_types import (
     UnsupportedType,
     python_signature,
@@ -50,6 +52,7 @@ class LibraryPaths:
     derivatives: str | None = None
     package: str | None = None  # the Python package's name; default: the namespace
     python_path: tuple[str, ...] = ()  # where Python kernels live; default: the spec's directory
+    release: Release = NEWEST  # the torch built against: its tags (at::Tag) are known
 
 
 @frozen
@@ -73,8 +76,9 @@ class Library:
     def summary(self) -> str:
         """`mylib: 3 operators, 2 with gradient formulas (C++ and Python)`."""
         kinds = "C++ and Python" if self.compiled else "Python only"
+        count = len(self.operators)
         return (
-            f"{self.namespace}: {len(self.operators)} operators, "
+            f"{self.namespace}: {count} operator{'' if count == 1 else 's'}, "
             f"{len(self.derivatives)} with gradient formulas ({kinds})"
         )
 
@@ -121,21 +125,27 @@ def python_name(f: NativeFunction) -> str:
 
 def load_library(paths: LibraryPaths) -> Library:
     """Read and check a library; raises SpecError with every diagnostic found."""
-    spec = load_spec(paths.spec, paths.tags, LoadOptions(library=True))
+    spec = load_spec(paths.spec, paths.tags, LoadOptions(library=True, release=paths.release))
     namespace = _namespace(spec)
     derivatives: dict[str, DerivativesEntry] = {}
     headers: tuple[FormulaHeader, ...] = ()
+    errors: list[Diagnostic] = []
     if paths.derivatives is not None:
-        read = load_library_derivatives(paths.derivatives, spec.functions)
-        derivatives = {qualified_name(d.function): d for d in read.derivatives}
-        headers = read.headers
+        try:  # its errors are reported with the spec's other errors
+            read = load_library_derivatives(paths.derivatives, spec.functions)
+        except SpecError as e:
+            errors.extend(e.diagnostics)
+        else:
+            derivatives = {qualified_name(d.function): d for d in read.derivatives}
+            headers = read.headers
     compiled = any(spec.kernels(f) for f in spec.functions)
     roots = paths.python_path or (os.path.dirname(os.path.abspath(paths.spec)),)
-    errors = [
+    errors += [
         *_check_python_refs(spec, roots),
         *_check_python_api(spec),
         *_check_derivatives(spec, derivatives, compiled),
         *formula_errors(spec, namespace, derivatives.values(), headers, compiled),
+        *formula_name_errors(derivatives.values(), headers, compiled),
         *_check_factories(spec),
     ]
     if errors:

@@ -9,7 +9,10 @@ SPEC and OTHER are each a spec, a backend YAML or a list of names
 "which core operators does my lowering lack?" is `opgen coverage lowering/*.yaml`,
 OTHER then defaulting to the installed torchgen's packaged spec. A backend YAML or a
 lowering spec is read against a spec: OTHER if it is one, else SPEC, else
-`--source-spec` (default: the installed torchgen's packaged spec).
+`--source-spec` (default: the installed torchgen's packaged spec). With `--library`
+or `--mlx`, SPEC, and OTHER when it is a spec, are custom-op library specs or MLX
+extension specs ("which operators of my library's last release does this one lack?" is
+`opgen coverage mylib.yaml --against mylib_v1.yaml --library`).
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from opgen.diagnostics import SpecError, write_diagnostics
 from opgen.targets.contract import ToolCommand
+from opgen.tooling.dialects import add_dialect_arguments, dialect_of
 
 if TYPE_CHECKING:
     from opgen.spec.model import Spec
@@ -51,6 +55,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         default=[],
         help="a file of operator names, reported as one group named after the file (repeatable)",
     )
+    add_dialect_arguments(parser, "SPEC, and OTHER when it is a spec,")
     add("--tags", metavar="TAGS_YAML", help="OTHER's tags file (default: tags.yaml beside it)")
     add(
         "--source-spec",
@@ -99,12 +104,18 @@ def _usage_problem(args: argparse.Namespace) -> str | None:
 
     if len(args.spec) == 1 and args.against is not None:
         return None
-    kinds = {path: kind_of(path) for path in args.spec}
+    kinds = {path: kind_of(path, dialect_of(args)) for path in args.spec}
     others = [path for path, kind in kinds.items() if kind != "lowering"]
     if others and len(args.spec) > 1:
-        kind = {"spec": "spec", "backend": "backend YAML", "names": "list of names"}
+        kind = {
+            "spec": "a spec",
+            "library": "a library spec",
+            "mlx": "an MLX spec",
+            "backend": "a backend YAML",
+            "names": "a list of names",
+        }
         return (
-            f"{others[0]} is a {kind[kinds[others[0]]]}, and only a lowering spec's files are "
+            f"{others[0]} is {kind[kinds[others[0]]]}, and only a lowering spec's files are "
             "read together: name one SPEC"
         )
     if args.against is None and others:
@@ -132,7 +143,8 @@ def _operator_sets(args: argparse.Namespace) -> tuple[OperatorSet, OperatorSet]:
     against = args.against or _packaged_spec()
     assert against is not None  # _usage_problem
     spec = args.spec[0]
-    kinds = {spec: kind_of(spec), against: kind_of(against)}
+    dialect = dialect_of(args)
+    kinds = {spec: kind_of(spec, dialect), against: kind_of(against, dialect)}
     read_against = ("backend", "lowering")
     base = _base_spec(args, against, kinds) if set(kinds.values()) & set(read_against) else None
     if kinds[spec] == "lowering":
@@ -171,6 +183,10 @@ def _read(path: str, kind: str, tags: str | None, base: tuple[str, Spec] | None)
 
     if kind == "names":
         return sources.names_operators(path)
+    if kind == "library":
+        return sources.library_operators(path, tags)
+    if kind == "mlx":
+        return sources.mlx_operators(path)
     if kind in ("backend", "lowering"):
         assert base is not None
         if kind == "lowering":
@@ -191,9 +207,10 @@ TOOL = ToolCommand(
     description=(
         "How much of OTHER's operators SPEC implements, grouped by tag and by tier, with the "
         "missing operators (in text, the first few of each group; --all: every one). SPEC and "
-        "OTHER are each a spec (native_functions.yaml), a backend YAML or a text file of "
-        "operator names; SPEC may be a lowering spec's files (opgen aten-mlx's), with what it "
-        "leaves out and why, covering torch's spec unless --against names another."
+        "OTHER are each a spec (native_functions.yaml; with --library or --mlx, a library or "
+        "MLX spec), a backend YAML or a text file of operator names; SPEC may be a lowering "
+        "spec's files (opgen aten-mlx's), with what it leaves out and why, covering torch's "
+        "spec unless --against names another."
     ),
     add_arguments=add_arguments,
     run=run_coverage,

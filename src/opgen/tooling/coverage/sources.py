@@ -1,9 +1,14 @@
-"""The operator sets `opgen coverage` compares, from the three kinds of file that list them.
+"""The operator sets `opgen coverage` compares, from the kinds of file that list them.
 
-- A spec (`native_functions.yaml`, or a library spec): a YAML list of entries.
-  Its operators are its functions, derived ones included (they are registered
-  operators a backend may implement), each with its tags (from the entry and
-  the implied ones: `core`, `pointwise`, `inplace`, `out`, ...).
+- A spec (`native_functions.yaml`): a YAML list of entries. Its operators are its
+  functions, derived ones included (they are registered operators a backend may
+  implement), each with its tags (from the entry and the implied ones: `core`,
+  `pointwise`, `inplace`, `out`, ...).
+- With `--library`, a spec is a custom-op library spec (its operators, in its
+  namespace, with the tags they are written with); with `--mlx`, an MLX extension
+  spec (its operators and its bound functions, in its namespace, read as `opgen mlx`
+  reads it). A spec read without the flag its dialect needs is told as such
+  (`opgen.tooling.dialects`).
 - A backend YAML (`backend:`, `supported:`, ...): a YAML mapping, read with
   every rule `opgen backend` applies against a spec. Its operators are the ones
   it has kernels for: `supported`, `autograd` and `full_codegen`.
@@ -28,13 +33,14 @@ from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from opgen.diagnostics import Diagnostic, Location, SpecError
-from opgen.frozen import frozen
+from opgen.frozen import frozen, replace
 from opgen.spec.model import LoadOptions, Spec, load_spec
 from opgen.spec.schema import OperatorName
 from opgen.spec.syntax import SchemaError
 from opgen.spec.yaml.load import read_text
+from opgen.tooling.dialects import Dialect, read_as
 
-Kind = Literal["spec", "backend", "names", "lowering"]
+Kind = Literal["spec", "library", "mlx", "backend", "names", "lowering"]
 # The keys a lowering spec's entries open with (a spec's open with `func:`).
 LOWERING_KEYS = ("op", "left_out", "module")
 
@@ -59,8 +65,9 @@ class OperatorSet:
     left_out: tuple[LeftOutOperators, ...] = ()  # what a lowering spec leaves out
 
 
-def kind_of(path: str) -> Kind:
-    """The kind of file `path` is, from its name and, for YAML, its top level."""
+def kind_of(path: str, dialect: Dialect = "pytorch") -> Kind:
+    """The kind of file `path` is, from its name and, for YAML, its top level; a YAML list
+    is a spec of `dialect`, or, for PyTorch's, a lowering spec if its first key says so."""
     if not path.endswith((".yaml", ".yml")):
         return "names"
     for line in read_text(path).splitlines():  # the first line of content says which
@@ -69,6 +76,8 @@ def kind_of(path: str) -> Kind:
             continue
         if not content.startswith("-"):
             return "backend"
+        if dialect != "pytorch":
+            return dialect
         key = content[1:].strip().partition(":")[0].strip()
         return "lowering" if key in LOWERING_KEYS else "spec"
     raise SpecError(
@@ -80,10 +89,36 @@ def kind_of(path: str) -> Kind:
 
 def read_spec(path: str, tags: str | None, full: bool) -> Spec:
     """A spec; `full`: with every check and its groups (a backend YAML is read against it)."""
+    tags = _tags(path, tags)
+    options = None if full else LoadOptions(for_comparison=True)
+    return read_as("pytorch", path, "coverage", lambda: load_spec(path, tags, options))
+
+
+def library_operators(path: str, tags: str | None) -> OperatorSet:
+    """A library spec's operators, read for comparison."""
+    tags = _tags(path, tags)
+    options = LoadOptions(library=True, for_comparison=True)
+    spec = read_as("library", path, "coverage", lambda: load_spec(path, tags, options))
+    return replace(spec_operators(path, spec), kind="library")
+
+
+def mlx_operators(path: str) -> OperatorSet:
+    """An MLX spec's operators and bound functions, read as `opgen mlx` reads it."""
+    from opgen.spec.mlx.reader import load_mlx_library
+
+    library = read_as("mlx", path, "coverage", lambda: load_mlx_library(path))
+    locations = {f"{library.namespace}::{op.func.name}": op.location for op in library.operators}
+    for function in library.functions:
+        locations.setdefault(f"{library.namespace}::{function.python_name}", function.location)
+    return OperatorSet(path, "mlx", tuple(locations), {}, (), locations)
+
+
+def _tags(path: str, tags: str | None) -> str | None:
+    """`tags`, else the tags.yaml beside `path`, if there is one."""
     if tags is None:
         beside = os.path.join(os.path.dirname(path), "tags.yaml")
         tags = beside if os.path.isfile(beside) else None
-    return load_spec(path, tags, None if full else LoadOptions(for_comparison=True))
+    return tags
 
 
 def spec_operators(path: str, spec: Spec) -> OperatorSet:

@@ -6,8 +6,9 @@ differ is compared by `opgen.spec.compat` (torch's two compatibility checks,
 each failure named); everything else that changed is informational: tags
 (those written, not the implied `out`, `inplace` and `pt2_compliant_tag`),
 kernels per dispatch key, `structured` / `structured_delegate`, `autogen`
-and `variants`. An operator only in the old spec is backward-incompatible;
-one only in the new spec is informational.
+and `variants`, and a library's Python kernels (`python_dispatch`) and `fake`
+kernel. An operator only in the old spec is backward-incompatible; one only in
+the new spec is informational.
 
 Each finding carries the location of what it is about in both files: the
 argument or return in each schema, else the key, else the operator's name; a
@@ -158,6 +159,15 @@ def _position(finding: Finding) -> tuple[int, int]:
     return finding.new.line, finding.new.col or 0
 
 
+def category_of(change: SchemaChange) -> Category:
+    """A schema change's category: the first direction it breaks, else informational."""
+    if "backward" in change.breaks:
+        return "backward-incompatible"
+    if "forward" in change.breaks:
+        return "forward-incompatible"
+    return "informational"
+
+
 def _schema_finding(
     name: str,
     change: SchemaChange,
@@ -166,14 +176,9 @@ def _schema_finding(
     o: NativeFunction,
     n: NativeFunction,
 ) -> Finding:
-    category: Category = "informational"
-    if "backward" in change.breaks:
-        category = "backward-incompatible"
-    elif "forward" in change.breaks:
-        category = "forward-incompatible"
     return Finding(
         name,
-        category,
+        category_of(change),
         change.rule,
         change.message,
         old.part_location(o, change.old),
@@ -189,11 +194,11 @@ def _metadata_changes(
     if o.tags != n.tags:
         old_tags, new_tags = o.tags - IMPLIED_TAGS, n.tags - IMPLIED_TAGS
         if old_tags != new_tags:
-            yield "tags", "tags-changed", "tags: " + _set_change(old_tags, new_tags)
+            yield "tags", "tags-changed", "tags: " + set_change(old_tags, new_tags)
     if old_spec.kernels(o) != new_spec.kernels(n):
         old_kernels, new_kernels = _kernels(old_spec, o), _kernels(new_spec, n)
         if old_kernels != new_kernels:
-            message = "dispatch: " + _kernel_change(old_kernels, new_kernels)
+            message = "dispatch: " + kernel_change(old_kernels, new_kernels)
             yield "dispatch", "dispatch-changed", message
     if (o.structured, o.structured_delegate) != (n.structured, n.structured_delegate):
         key = (
@@ -205,10 +210,23 @@ def _metadata_changes(
         yield key, "structured-changed", message
     if o.autogen != n.autogen:
         old_autogen, new_autogen = {str(a) for a in o.autogen}, {str(a) for a in n.autogen}
-        yield "autogen", "autogen-changed", "autogen: " + _set_change(old_autogen, new_autogen)
+        yield "autogen", "autogen-changed", "autogen: " + set_change(old_autogen, new_autogen)
     if o.variants != n.variants:
         old_v, new_v = {v.value for v in o.variants}, {v.value for v in n.variants}
-        yield "variants", "variants-changed", "variants: " + _set_change(old_v, new_v)
+        yield "variants", "variants-changed", "variants: " + set_change(old_v, new_v)
+    # A PyTorch spec's functions share one empty `extensions`: one identity test each.
+    if o.extensions is not n.extensions:
+        old_python, new_python = o.extensions.python_kernels, n.extensions.python_kernels
+        if old_python != new_python:
+            message = "python_dispatch: " + kernel_change(
+                {str(k): str(v) for k, v in old_python.items()},
+                {str(k): str(v) for k, v in new_python.items()},
+            )
+            yield "python_dispatch", "python-dispatch-changed", message
+        old_fake, new_fake = o.extensions.fake, n.extensions.fake
+        if str(old_fake) != str(new_fake):
+            message = f"fake: {old_fake or 'none'} -> {new_fake or 'none'}"
+            yield "fake", "fake-changed", message
 
 
 def _kernels(spec: Spec, f: NativeFunction) -> dict[str, str]:
@@ -219,7 +237,8 @@ def _kernels(spec: Spec, f: NativeFunction) -> dict[str, str]:
     return kernels
 
 
-def _kernel_change(old: Mapping[str, str], new: Mapping[str, str]) -> str:
+def kernel_change(old: Mapping[str, str], new: Mapping[str, str]) -> str:
+    """`+CUDA (add_cuda), -CPU, Meta: a -> b`: kernels by key, added, removed, changed."""
     parts = [f"+{key} ({new[key]})" for key in new if key not in old]
     parts += [f"-{key}" for key in old if key not in new]
     parts += [
@@ -228,7 +247,7 @@ def _kernel_change(old: Mapping[str, str], new: Mapping[str, str]) -> str:
     return ", ".join(parts)
 
 
-def _set_change(old: set[str] | frozenset[str], new: set[str] | frozenset[str]) -> str:
+def set_change(old: set[str] | frozenset[str], new: set[str] | frozenset[str]) -> str:
     parts = [f"+{item}" for item in sorted(new - old)] + [f"-{item}" for item in sorted(old - new)]
     return ", ".join(parts) if parts else "reordered"
 

@@ -16,10 +16,11 @@ breaks among hundreds of dispatch changes: every break in full (those no entry
 allows first; backward- before forward-incompatible; each set in the findings'
 order), then the informational findings kind by kind (most frequent first,
 ties by rule name), by default only the first `EXAMPLES_PER_KIND` of each with
-`... and N more` for the rest. A summary closes it: the totals line, one line
-per category with its findings by kind, and, when some were left out, how to
-see them all. With `examples=None` (`--all`) nothing is left out; the default
-output is then the same lines minus the elided ones.
+`... and N more` for the rest. A summary closes it: the totals line (with the
+allowlist's warnings, when it has any), one line per category with its findings
+by kind, and, when some were left out, how to see them all. With `examples=None`
+(`--all`) nothing is left out; the default output is then the same lines minus
+the elided ones.
 
 JSON: one object per finding and line, in the findings' order, with `name`,
 `category`, `rule`, `message`, `old` and `new` (each `{"file", "line",
@@ -34,6 +35,7 @@ import json
 from collections.abc import Iterator, Sequence
 
 from opgen.diagnostics import Location
+from opgen.tooling.counts import counted, warnings_counted
 from opgen.tooling.diff.allowlist import AllowEntry, Allowlist
 from opgen.tooling.diff.findings import FAILING_CATEGORIES, Category, Finding
 
@@ -47,9 +49,14 @@ def is_failure(finding: Finding, allowed: AllowEntry | None) -> bool:
 
 
 def text_lines(
-    findings: Sequence[Finding], allowlist: Allowlist, examples: int | None = EXAMPLES_PER_KIND
+    findings: Sequence[Finding],
+    allowlist: Allowlist,
+    examples: int | None = EXAMPLES_PER_KIND,
+    *,
+    warnings: int = 0,
 ) -> Iterator[str]:
-    """The text report; `examples`: informational lines per rule (None: every one)."""
+    """The text report; `examples`: informational lines per rule (None: every one);
+    `warnings`: how many the allowlist has, which the totals line counts."""
     if not findings:
         return
     judged = [(f, allowlist.allowing(f)) for f in findings]
@@ -65,11 +72,11 @@ def text_lines(
         yield from (_finding_line(f, None) for f in kept)
         if len(kept) < len(members):
             yield f"... and {len(members) - len(kept)} more informational/{rule}"
-    yield from _summary(judged)
+    yield from _summary(judged, warnings)
     if shown < len(notes):
         yield (
-            f"{shown} of {len(notes)} informational findings shown; to see every finding: "
-            "--all, or --format json"
+            f"{shown} of {counted(len(notes), 'informational finding')} shown; to see every "
+            "finding: --all, or --format json"
         )
 
 
@@ -91,11 +98,12 @@ def _by_kind(findings: Sequence[Finding]) -> list[tuple[str, list[Finding]]]:
     return sorted(kinds.items(), key=lambda kind: (-len(kind[1]), kind[0]))
 
 
-def _summary(judged: Sequence[tuple[Finding, AllowEntry | None]]) -> Iterator[str]:
+def _summary(judged: Sequence[tuple[Finding, AllowEntry | None]], warnings: int) -> Iterator[str]:
     """The totals line, then each category that has findings, with its findings by kind."""
     allowed = sum(a is not None for _, a in judged)
     counts = ", ".join(f"{sum(f.category == c for f, _ in judged)} {c}" for c in CATEGORIES)
-    yield f"opgen diff: {len(judged)} findings: {counts}; {allowed} allowed"
+    totals = f"{counted(len(judged), 'finding')}: {counts}; {allowed} allowed"
+    yield f"opgen diff: {totals}{warnings_counted(warnings)}"
     for category in CATEGORIES:
         kinds = _by_kind([f for f, _ in judged if f.category == category])
         if kinds:
