@@ -11,52 +11,8 @@ The module `mlx_core_ops` has the functions of `mlx.core` that the spec binds, w
 their names, signatures and defaults; its stub (mlx_core_ops.pyi) goes beside it.
 """
 
-from __future__ import annotations
+from setuptools import setup
 
-import importlib.util
-import os
-import shutil
-import subprocess
-import sys
-import sysconfig
-from pathlib import Path
+from opgen.building import mlx_modules
 
-from setuptools import Extension, setup
-from setuptools.command.build_ext import build_ext
-
-if not any(importlib.util.find_spec(m) for m in ("setuptools.command.bdist_wheel", "wheel")):
-    sys.exit("building mlx_core_ops needs setuptools >= 70.1 (or wheel): pip install -U setuptools")
-
-HERE = Path(__file__).resolve().parent
-MODULE = "mlx_core_ops"
-
-
-class BuildWithCMake(build_ext):
-    """Generates the bindings with opgen, builds them with CMake, and copies the module."""
-
-    def build_extensions(self) -> None:
-        temp = Path(self.build_temp).resolve()
-        generated, cmake_dir = temp / "generated", temp / "cmake"
-        run(sys.executable, "-m", "opgen", "mlx", str(HERE / "mlx_core.yaml"), "-o", str(generated))
-        run(
-            "cmake", "-S", str(HERE), "-B", str(cmake_dir),
-            f"-DOPGEN_GENERATED={generated}",
-            f"-DPython_EXECUTABLE={sys.executable}",
-            "-DCMAKE_BUILD_TYPE=Release",
-        )  # fmt: skip
-        run("cmake", "--build", str(cmake_dir), "-j", str(os.cpu_count() or 1))
-        suffix = sysconfig.get_config_var("EXT_SUFFIX")
-        target = Path(self.get_ext_fullpath(MODULE))
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(cmake_dir / f"{MODULE}{suffix}", target)
-        shutil.copyfile(generated / f"{MODULE}.pyi", target.parent / f"{MODULE}.pyi")
-
-
-def run(*command: str) -> None:
-    subprocess.run(command, check=True)
-
-
-setup(
-    ext_modules=[Extension(MODULE, sources=[])],
-    cmdclass={"build_ext": BuildWithCMake},
-)
+setup(**mlx_modules({"mlx_core_ops": "mlx_core.yaml"}))

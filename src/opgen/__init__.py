@@ -14,6 +14,8 @@ api                 the calling conventions (C++, dispatcher, native, Python, Ex
                     pure functions
 spec                the spec language: YAML readers with locations, schemas, the whole model
 pte                 reading ExecuTorch programs (.pte): their operators and kernel calls
+building            setup.py's helpers: run opgen with its messages where pip shows them,
+                    and build what it wrote (torch's CppExtension, or the project's CMake)
 
 and the small pieces everything uses:
 

@@ -81,14 +81,17 @@ class SpecError(Exception):
         return "\n".join(str(d) for d in self.diagnostics)
 
 
-def did_you_mean(word: str, choices: Iterable[str], *, listed_up_to: int = 0) -> str:
+def did_you_mean(
+    word: str, choices: Iterable[str], *, listed_up_to: int = 0, cutoff: float = 0.6
+) -> str:
     """The hint for a misspelt `word`: "; did you mean 'X'?" with the nearest of `choices`,
-    if one is near; else, when there are at most `listed_up_to` choices, "; expected one
-    of A, B, C" (sorted); else ''. Only errors need it, so difflib is imported here."""
+    if one is near (difflib's ratio at least `cutoff`); else, when there are at most
+    `listed_up_to` choices, "; expected one of A, B, C" (sorted); else ''. Only errors
+    need it, so difflib is imported here."""
     import difflib
 
     options = sorted(set(choices))
-    close = difflib.get_close_matches(word, options, n=1)
+    close = difflib.get_close_matches(word, options, n=1, cutoff=cutoff)
     if close:
         return f"; did you mean '{close[0]}'?"
     if 0 < len(options) <= listed_up_to:

@@ -248,3 +248,25 @@ def test_cpp_formulas_may_use_types_constants_members_and_calls(tmp_path: Path) 
         """
     err = check(tmp_path, LERP.format(key="CPU"), "--library", derivatives=derivatives)
     assert "error" not in err
+
+
+def test_a_misspelt_python_kernel_suggests_the_modules_function(tmp_path: Path) -> None:
+    (tmp_path / "kern.py").write_text("def lerp3_fake(x):\n    return x\n")
+    spec = """
+        - func: toy::lerp3(Tensor x) -> Tensor
+          dispatch:
+            CPU: lerp3_cpu
+          fake: kern:lerp3_fak
+          python_dispatch:
+            CUDA: kern:lerp3_cpu
+        """
+    assert check(tmp_path, spec, "--library") == (  # a kernel's sibling is not suggested
+        "native_functions.yaml:6:11: error: Python function 'kern:lerp3_cpu' does not resolve: "
+        "module 'kern' defines no 'lerp3_cpu'\n"
+        "      CUDA: kern:lerp3_cpu\n"
+        "            ^~~~~~~~~~~~~~\n"
+        "native_functions.yaml:4:9: error: Python function 'kern:lerp3_fak' does not resolve: "
+        "module 'kern' defines no 'lerp3_fak'; did you mean 'lerp3_fake'?\n"
+        "    fake: kern:lerp3_fak\n"
+        "          ^~~~~~~~~~~~~~\n"
+    )

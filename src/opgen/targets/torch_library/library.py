@@ -14,7 +14,7 @@ import os
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
-from opgen.diagnostics import Diagnostic, Location, SpecError
+from opgen.diagnostics import Diagnostic, Location, SpecError, did_you_mean
 from opgen.frozen import frozen
 from opgen.releases import NEWEST, Release
 from opgen.spec.arguments import Argument
@@ -198,7 +198,8 @@ def _resolve(
     if isinstance(found, str):
         return found
     if ref.function not in found:
-        return f"module '{ref.module}' defines no '{ref.function}'"
+        hint = did_you_mean(ref.function, found, cutoff=0.85)  # a typo, not a sibling kernel
+        return f"module '{ref.module}' defines no '{ref.function}'{hint}"
     return None
 
 
