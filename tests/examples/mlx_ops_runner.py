@@ -1,6 +1,6 @@
-"""Runs MLX's own test_ops.py, with `mx` served by plain mlx.core or by a generated module.
+"""Runs one of MLX's own test files, with `mx` served by plain mlx.core or by a generated module.
 
-    python mlx_ops_runner.py TESTS_DIR OUT.json [--module NAME]
+    python mlx_ops_runner.py TESTS_DIR OUT.json [--module NAME] [--test-file test_ops]
 
 With `--module`, every public function of the module NAME (importable from
 the current sys.path) replaces mlx.core's function of that name in the `mx`
@@ -72,10 +72,11 @@ def main() -> None:
     parser.add_argument("tests")
     parser.add_argument("out")
     parser.add_argument("--module")
+    parser.add_argument("--test-file", default="test_ops", help="a test module of TESTS_DIR")
     args = parser.parse_args()
     served = serve(args.module) if args.module else []
     sys.path.insert(0, args.tests)
-    suite = unittest.defaultTestLoader.loadTestsFromName("test_ops")
+    suite = unittest.defaultTestLoader.loadTestsFromName(args.test_file)
     runner = unittest.TextTestRunner(resultclass=_Outcomes, verbosity=0, stream=sys.stderr)
     result = runner.run(suite)
     assert isinstance(result, _Outcomes)

@@ -28,7 +28,7 @@ from opgen.spec.mlx.model import (
 )
 from opgen.spec.mlx.python_types import Leaf, dtype_name
 from opgen.spec.mlx.reader import load_mlx_library
-from opgen.targets.mlx.bound import definitions
+from opgen.targets.mlx.bound import SUPPORT, definitions
 from opgen.targets.mlx.stubs import stub
 
 NAMESPACE = "mlx::core"
@@ -316,6 +316,29 @@ def test_unary_function_of_an_array_like_converts_it(tmp_path: Path) -> None:
           );
         """
     )
+
+
+def test_an_array_like_is_tried_as_mlx_tries_it_any_other_object_last_converting() -> None:
+    """ScalarOrArray has MLX's alternatives in MLX's order. The last takes any object but
+    None, and only in nanobind's converting pass, as MLX's `ArrayLike` (an implicit
+    conversion) does: a complex whose parts float32 rounds reaches `std::complex` first.
+    The ndarray takes any layout, as MLX's does (MLX copies the strides)."""
+    variant = SUPPORT[SUPPORT.index("using ScalarOrArray = std::variant<") :]
+    alternatives = variant[variant.index("<") + 1 : variant.index(">;")].split(",")
+    assert [a.strip() for a in alternatives] == [
+        "nb::bool_",
+        "nb::int_",
+        "nb::float_",
+        "mlx::core::array",
+        "nb::ndarray<nb::ro>",
+        "std::complex<float>",
+        "ArrayLike",
+    ]
+    caster = SUPPORT[SUPPORT.index("struct type_caster<opgen_mlx::ArrayLike>") :]
+    assert (
+        "if ((flags & static_cast<uint8_t>(cast_flags::convert)) == 0 || source.is_none()) {\n"
+        "      return false;\n"
+    ) in caster[: caster.index("};")]
 
 
 def test_promoted_binary_converts_both_to_the_dtype_of_an_array(tmp_path: Path) -> None:

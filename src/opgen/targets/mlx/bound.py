@@ -48,19 +48,14 @@ NANOBIND_INCLUDES = (
 SUPPORT = """\
 namespace opgen_mlx {
 
-// A Python value where MLX takes an array, as MLX's bindings accept it. nanobind tries
-// the alternatives in this order, first without conversions, and `nb::object` takes
-// anything then: Python's bool before its int, an mlx array before the NumPy array (which
-// would take it too), a NumPy array before a complex (which would take a one-element
-// array).
-using ScalarOrArray = std::variant<
-    nb::bool_,
-    nb::int_,
-    nb::float_,
-    mlx::core::array,
-    nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>,
-    std::complex<float>,
-    nb::object>;
+// Any other Python object where MLX takes an array. MLX's bindings take it as their
+// `ArrayLike`, a conversion nanobind applies only in its converting pass, after every
+// alternative of a ScalarOrArray was tried as it is: so a complex whose parts float32
+// rounds (1e-3 + 0j), or a number with __complex__ or __float__ (a Fraction), reaches
+// the alternative that converts it before this one takes it. None is no array-like.
+struct ArrayLike {
+  nb::object object;
+};
 
 // A Python number (bool, int or float), remembering which it was: MLX picks dtypes by it.
 // It converts to the double the C++ functions take.
@@ -78,6 +73,23 @@ struct Scalar {
 } // namespace opgen_mlx
 
 namespace nanobind::detail {
+
+template <>
+struct type_caster<opgen_mlx::ArrayLike> {
+  NB_TYPE_CASTER(opgen_mlx::ArrayLike, const_name("object"))
+
+  bool from_python(handle source, uint8_t flags, cleanup_list*) noexcept {
+    if ((flags & static_cast<uint8_t>(cast_flags::convert)) == 0 || source.is_none()) {
+      return false;
+    }
+    value.object = borrow(source);
+    return true;
+  }
+
+  static handle from_cpp(const opgen_mlx::ArrayLike& value, rv_policy, cleanup_list*) noexcept {
+    return value.object.inc_ref();
+  }
+};
 
 template <>
 struct type_caster<opgen_mlx::Scalar> {
@@ -112,6 +124,20 @@ struct type_caster<opgen_mlx::Scalar> {
 
 namespace opgen_mlx {
 
+// A Python value where MLX takes an array, as MLX's bindings accept it. nanobind tries
+// the alternatives in this order, first each as it is, then each converted: Python's
+// bool before its int, an mlx array before an ndarray (a NumPy array, a buffer, a DLPack
+// object, of any layout and device: which would take an mlx array too), an ndarray before
+// a complex (which would take a one-element array), any other object last.
+using ScalarOrArray = std::variant<
+    nb::bool_,
+    nb::int_,
+    nb::float_,
+    mlx::core::array,
+    nb::ndarray<nb::ro>,
+    std::complex<float>,
+    ArrayLike>;
+
 // The dtype MLX gives a Python number of its own: bool_, int32 (int64 if it does not fit),
 // float32.
 inline mlx::core::Dtype scalar_dtype(const Scalar& number) {
@@ -126,13 +152,13 @@ inline mlx::core::Dtype scalar_dtype(const Scalar& number) {
   return fits ? mlx::core::int32 : mlx::core::int64;
 }
 
-// An mlx.core.array, or an object that gives one through __mlx_array__.
-inline mlx::core::array from_object(const nb::object& value) {
-  if (nb::hasattr(value, "__mlx_array__")) {
-    return nb::cast<mlx::core::array>(value.attr("__mlx_array__")());
+// The array an object gives through __mlx_array__; any other object is MLX's ValueError.
+inline mlx::core::array from_object(const ArrayLike& value) {
+  if (nb::hasattr(value.object, "__mlx_array__")) {
+    return nb::cast<mlx::core::array>(value.object.attr("__mlx_array__")());
   }
   std::ostringstream message;
-  message << "Invalid type " << nb::type_name(value.type()).c_str()
+  message << "Invalid type " << nb::type_name(value.object.type()).c_str()
           << " received in array initialization.";
   throw std::invalid_argument(message.str());
 }
@@ -141,8 +167,8 @@ inline bool is_mlx_array(const ScalarOrArray& value) {
   if (std::holds_alternative<mlx::core::array>(value)) {
     return true;
   }
-  const nb::object* object = std::get_if<nb::object>(&value);
-  return object != nullptr && nb::hasattr(*object, "__mlx_array__");
+  const ArrayLike* object = std::get_if<ArrayLike>(&value);
+  return object != nullptr && nb::hasattr(object->object, "__mlx_array__");
 }
 
 // The dtype a group's weak scalars take: that of its first member that has one (a dtype
@@ -164,7 +190,7 @@ inline std::optional<mlx::core::Dtype> dtype_of(const ScalarOrArray& value) {
     return array->dtype();
   }
   if (is_mlx_array(value)) {
-    return from_object(std::get<nb::object>(value)).dtype();
+    return from_object(std::get<ArrayLike>(value)).dtype();
   }
   return std::nullopt;
 }
@@ -214,8 +240,8 @@ inline mlx::core::array to_array(
         PyFloat_AS_DOUBLE(real->ptr()),
         mlx::core::issubdtype(type, mlx::core::floating) ? type : mlx::core::float32);
   }
-  if (const auto* buffer =
-          std::get_if<nb::ndarray<nb::ro, nb::c_contig, nb::device::cpu>>(&value)) {
+  if (const auto* buffer = std::get_if<nb::ndarray<nb::ro>>(&value)) {
+    // MLX's own conversion, which copies any strides but negative ones (a ValueError).
     nb::object constructor = nb::module_::import_("mlx.core").attr("array");
     nb::object converted = dtype ? constructor(nb::cast(*buffer), *dtype)
                                  : constructor(nb::cast(*buffer));
@@ -225,7 +251,7 @@ inline mlx::core::array to_array(
     return mlx::core::array(
         static_cast<mlx::core::complex64_t>(*complex), mlx::core::complex64);
   }
-  return from_object(std::get<nb::object>(value));
+  return from_object(std::get<ArrayLike>(value));
 }
 
 // An argument where MLX takes an array: the mlx array given, by reference, or the array
