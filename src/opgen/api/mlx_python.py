@@ -22,6 +22,7 @@ for the types MLX converts itself, a value the call uses:
     A | B              const std::variant<A, B>& x (tried in that order)  x
     T | None           std::optional<T> (by value for scalars, else by const reference)
     stream             mlx::core::StreamOrDevice s                        s
+                       (`stream` where a parameter is named `s`)
 
 A `scalar | array` converts as MLX's bindings convert one (`opgen_mlx::to_array`);
 those listed in `promote:` take the dtype of the first of them that is an mlx
@@ -127,13 +128,18 @@ def converted_type(t: PyType) -> str | None:
     return f"std::optional<{inner}>" if t.optional else inner
 
 
+def stream_name(overload: BoundOverload) -> str:
+    """The stream's C++ name: `s`, or `stream` beside a parameter named `s` (MLX's fft2)."""
+    return "stream" if any(p.name == "s" for p in overload.parameters) else "s"
+
+
 def arguments(overload: BoundOverload) -> tuple[PyArgument, ...]:
     """The binding's view of every parameter, promoted groups converted together."""
     out: list[PyArgument] = []
     dtype_of_group = "promoted_dtype"
     for p in overload.parameters:
         if p.name == "stream":
-            out.append(PyArgument(p, "mlx::core::StreamOrDevice s", None))
+            out.append(PyArgument(p, f"mlx::core::StreamOrDevice {stream_name(overload)}", None))
             continue
         if p.kind is ParameterKind.VARIADIC:
             converted = (

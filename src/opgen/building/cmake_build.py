@@ -12,7 +12,8 @@ directory under the build's temporary one, configures the project with
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_LIBRARY_OUTPUT_DIRECTORY=<the modules' directory>
 
 builds it, and installs for each extension `<module><EXT_SUFFIX>` as the module, the
-stub opgen wrote for it (`<module>.pyi`) beside it, and the package opgen wrote for it
+stub opgen wrote for it (`<module>.pyi`, and `<module>/<submodule>.pyi` for each of its
+submodules) beside it, and the package opgen wrote for it
 (`<package>/`, as `opgen aten-mlx` writes one) around it. opgen runs when the
 extensions are built, not when setup.py is read: its messages come with the
 compiler's.
@@ -100,6 +101,9 @@ class BuildWithCMake(build_ext):  # type: ignore[misc]
         stub = generated / f"{short}.pyi"
         if stub.is_file():
             shutil.copyfile(stub, target.parent / stub.name)
+        for sub_stub in sorted(generated.glob(f"{short}/*.pyi")):  # its submodules' stubs
+            (target.parent / short).mkdir(exist_ok=True)
+            shutil.copyfile(sub_stub, target.parent / short / sub_stub.name)
         package_files = generated.joinpath(*package.split(".")) if package else None
         if package_files is not None and package_files.is_dir():
             shutil.copytree(package_files, target.parent, dirs_exist_ok=True)

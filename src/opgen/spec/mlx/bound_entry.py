@@ -16,8 +16,15 @@ MLX's `stream: StreamOrDevice = None` stands where it is written, and the
 call gets it last, as `s`; a function whose signature has no stream takes
 none (a C++ function without one).
 
-`call: f(p, q?, r)` calls the C++ function `f` (in the library's namespace
-unless qualified) with those parameters, each once, and the stream: `q?`
+A dotted name, `name: linalg.norm`, puts the function in a submodule of the
+extension (`linalg`, made with nanobind's `def_submodule`), and its C++
+functions in the namespace of that name inside the library's
+(`mlx::core::linalg`): that is where `call:` looks `norm` up and what `code:`
+sees beside the library's namespace. The signature names the function
+itself, `norm(...)`.
+
+`call: f(p, q?, r)` calls the C++ function `f` (in the library's namespace,
+or the submodule's, unless qualified) with those parameters, each once, and the stream: `q?`
 leaves `q` out when it is None (the overload without it), and a union
 parameter branches, one call per alternative, so that C++ overload
 resolution picks each one's function. `code:` is a C++ expression (or
@@ -61,7 +68,8 @@ _CALL = re.compile(
     r"\s*(?P<function>(?:::)?[A-Za-z_]\w*(?:::[A-Za-z_]\w*)*)\s*\((?P<args>.*)\)\s*\Z"
 )
 # Names the generated binding declares beside the parameters.
-_GENERATED = frozenset({"s", "nb", "opgen_mlx", "promoted_dtype"})
+# (The stream is `s`, or `stream` beside a parameter named `s`.)
+_GENERATED = frozenset({"nb", "opgen_mlx", "promoted_dtype"})
 # Suffixes of the names the generated binding gives to what it converts.
 _CONVERTED_SUFFIX = "_py"
 
@@ -72,7 +80,9 @@ def is_bound(entry: YamlMap) -> bool:
     return "python_signature" in entry and "cpp_signature" not in entry
 
 
-def read_bound_entry(entry: YamlMap, name: str, keys: SharedKeys) -> BoundFunction:
+def read_bound_entry(
+    entry: YamlMap, name: str, keys: SharedKeys, submodule: str = ""
+) -> BoundFunction:
     for key in ("grad", "dispatch", "shape", "signature", "cpp_signature", "keyword_only"):
         if key in entry:
             raise SpecError(
@@ -108,7 +118,7 @@ def read_bound_entry(entry: YamlMap, name: str, keys: SharedKeys) -> BoundFuncti
             overloads.append(_overload(item, name, python_name))
     else:
         overloads = [_overload(entry, name, python_name)]
-    return BoundFunction(python_name, tuple(overloads), keys.doc, entry.location)
+    return BoundFunction(python_name, tuple(overloads), keys.doc, entry.location, submodule)
 
 
 def _overload(entry: YamlMap, name: str, python_name: str) -> BoundOverload:

@@ -133,10 +133,16 @@ class BoundFunction:
     """A Python function bound straight to existing C++ functions: no `_impl`, no gradients
     of its own (MLX differentiates the functions it calls)."""
 
-    python_name: str  # the name in the Python module
+    python_name: str  # the name in the Python module (in `submodule`, if any)
     overloads: tuple[BoundOverload, ...]  # tried in this order
     doc: str  # the Python docstring ("" if none)
     location: Location  # the entry
+    submodule: str = ""  # the submodule it is in (`linalg`); "": the module itself
+
+    @property
+    def qualified_name(self) -> str:
+        """`norm`, or `linalg.norm` in a submodule."""
+        return f"{self.submodule}.{self.python_name}" if self.submodule else self.python_name
 
 
 @frozen

@@ -126,10 +126,11 @@ class _Reader:
                     namespace, at, op = read_spec_entry(entry, keys)
                     namespaces.append((namespace, at))
                 elif is_bound(entry):
-                    name, _ = entry_name(entry)
-                    functions.append(read_bound_entry(entry, name, keys))
+                    submodule, name = _bound_name(entry)
+                    functions.append(read_bound_entry(entry, name, keys, submodule))
                     continue
                 else:
+                    _check_not_in_submodule(entry)
                     op = read_mlx_entry(entry, keys)
                 ops.append(op)
             except SpecError as e:
@@ -324,16 +325,27 @@ class _Reader:
         python_names: dict[str, ReadOperator] = {}
         bound: dict[str, BoundFunction] = {}
         for function in functions:
-            first_bound = bound.setdefault(function.python_name, function)
+            first_bound = bound.setdefault(function.qualified_name, function)
             if first_bound is not function:
                 self.errors.append(
                     Diagnostic(
                         function.location,
-                        f"a second function '{function.python_name}' (the first is on line "
+                        f"a second function '{function.qualified_name}' (the first is on line "
                         f"{first_bound.location.line}); write several signatures of one name "
                         "as 'overloads:'",
                     )
                 )
+        for function in functions:
+            clash = bound.get(function.submodule)
+            if function.submodule and clash is not None:
+                self.errors.append(
+                    Diagnostic(
+                        clash.location,
+                        f"'{function.submodule}' is a function and a submodule (line "
+                        f"{function.location.line}): a module has one of a name",
+                    )
+                )
+                bound.pop(function.submodule)  # reported once
         for op in ops:
             first = names.setdefault(op.name, op)
             if first is not op:
@@ -398,6 +410,35 @@ def _grouped(bounds: Sequence[tuple[SpecBound, str | None, str]]) -> list[BoundF
         overloads = tuple(b.overload for b, _, _ in items)
         functions.append(BoundFunction(python_name, overloads, doc, items[0][0].location))
     return functions
+
+
+def _bound_name(entry: YamlMap) -> tuple[str, str]:
+    """The submodule ("" for none) and the name of a bound entry's `name:`."""
+    written_name = entry["name"]
+    if not isinstance(written_name, str) or "." not in written_name:
+        name, _ = entry_name(entry)
+        return "", name
+    submodule, _, name = written_name.partition(".")
+    for part, problem in ((submodule, python_name_problem(submodule)), (name, name_problem(name))):
+        if problem is not None or not part:
+            at = entry.value_location("name")
+            raise SpecError(
+                f"{problem or 'an empty name'} in '{written_name}': a function of a submodule "
+                "is named 'submodule.name' ('linalg.norm')",
+                at,
+            )
+    return submodule, name
+
+
+def _check_not_in_submodule(entry: YamlMap) -> None:
+    name = entry["name"]
+    if isinstance(name, str) and "." in name:
+        raise SpecError(
+            f"'{name}' is in a submodule, which only a bound function (one with 'call:', "
+            "'code:', 'overloads:' or only a 'python_signature:') can be: an operator is "
+            "defined in the library's namespace",
+            entry.value_location("name"),
+        )
 
 
 def _is_settings(entry: YamlMap) -> bool:

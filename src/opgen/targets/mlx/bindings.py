@@ -7,7 +7,9 @@ the docstring; nanobind puts the Python signature above the docstring and
 in the `TypeError` of a bad call. The module imports `mlx.core` before its
 first `m.def`: MLX's types (array, Dtype, Stream, Device) are bound there, in
 the `mlx` nanobind domain this module shares, and defaults such as a dtype are
-converted to Python when `m.def` runs.
+converted to Python when `m.def` runs. The functions of a submodule (`linalg`)
+follow the module's own, each submodule made once (`m.def_submodule`) before
+its functions, in the order of their first function in the spec.
 """
 
 from __future__ import annotations
@@ -54,9 +56,22 @@ def bindings(
     for op in ops:
         lines += ["", *definition(op, namespace)]
     for function in functions:
-        lines += ["", *bound.definitions(function, namespace)]
+        if not function.submodule:
+            lines += ["", *bound.definitions(function, namespace)]
+    for submodule in submodules(functions):
+        doc = string_literal(f"Functions of {namespace}::{submodule}, bound by opgen.")
+        variable = bound.submodule_variable(submodule)
+        lines += ["", f'  nb::module_ {variable} = m.def_submodule("{submodule}", {doc});']
+        for function in functions:
+            if function.submodule == submodule:
+                lines += ["", *bound.definitions(function, namespace)]
     lines += ["}", ""]
     return "\n".join(lines)
+
+
+def submodules(functions: Sequence[BoundFunction]) -> list[str]:
+    """The submodules the functions are in, in the order of their first function."""
+    return list(dict.fromkeys(f.submodule for f in functions if f.submodule))
 
 
 def definition(op: BoundOperator, namespace: str) -> list[str]:

@@ -353,7 +353,7 @@ def definitions(function: BoundFunction, namespace: str) -> list[str]:
 def definition(function: BoundFunction, overload: BoundOverload, namespace: str) -> list[str]:
     args = mlx_python.arguments(overload)
     parameters = ", ".join(a.lambda_parameter for a in args)
-    body = _body(overload, args, namespace)
+    body = _body(overload, args, namespace, function.submodule)
     items = [string_literal(function.python_name)]
     lambda_text = "\n".join([f"[]({parameters}) {{", *indent(body, "  "), "}"])
     items.append(lambda_text)
@@ -368,10 +368,20 @@ def definition(function: BoundFunction, overload: BoundOverload, namespace: str)
         items.append(string_literal(function.doc))
     text = ",\n".join(items)
     lines = text.split("\n")
-    return ["  m.def(", *[f"      {line}" if line else "" for line in lines], "  );"]
+    receiver = submodule_variable(function.submodule)
+    return [f"  {receiver}.def(", *[f"      {line}" if line else "" for line in lines], "  );"]
 
 
-def _body(overload: BoundOverload, args: tuple[PyArgument, ...], namespace: str) -> list[str]:
+def submodule_variable(submodule: str) -> str:
+    """The C++ variable of the module a function is defined in: `m`, or `m_linalg`."""
+    return f"m_{submodule}" if submodule else "m"
+
+
+def _body(
+    overload: BoundOverload, args: tuple[PyArgument, ...], namespace: str, submodule: str = ""
+) -> list[str]:
+    """A submodule's functions are looked up in the namespace of its name in `namespace`."""
+    own = f"{namespace}::{submodule}" if submodule else namespace
     lines: list[str] = []
     promotion = mlx_python.promotion(overload)
     if promotion is not None:
@@ -380,6 +390,8 @@ def _body(overload: BoundOverload, args: tuple[PyArgument, ...], namespace: str)
     if overload.code is not None:
         # The code names what it uses as in the library's namespace.
         lines.append(f"using namespace {namespace};")
+        if submodule:
+            lines.append(f"using namespace {own};")
         code = overload.code
         statements = _RETURN.search(code) is not None
         if statements and overload.returns.startswith("tuple["):
@@ -392,7 +404,7 @@ def _body(overload: BoundOverload, args: tuple[PyArgument, ...], namespace: str)
     assert overload.function is not None
     function = overload.function
     if "::" not in function:
-        function = f"{namespace}::{function}"
+        function = f"{own}::{function}"
     by_name = {a.name: a for a in args}
     return lines + _branches(function, overload, by_name, 0, [])
 
@@ -412,7 +424,8 @@ def _branches(
 ) -> list[str]:
     """Statements that call `function`, branching on the arguments from the i-th on."""
     if i == len(overload.arguments):
-        stream = ["s"] if any(p.name == "stream" for p in overload.parameters) else []
+        has_stream = any(p.name == "stream" for p in overload.parameters)
+        stream = [mlx_python.stream_name(overload)] if has_stream else []
         call = f"{function}({', '.join([*passed, *stream])})"
         return [f"return {_returned(overload, call)};"]
     argument = overload.arguments[i]

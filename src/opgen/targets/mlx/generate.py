@@ -7,6 +7,7 @@ module's name, its last component when the module is dotted):
     <ns>_ops.cpp          composite operators and primitives
     <m>_bindings.cpp      NB_MODULE(<m>, m)
     <m>.pyi               the stub
+    <m>/<sub>.pyi         the stub of each submodule of bound functions
     <m>.cmake             opgen_add_<m>_module(<target> <sources>...)
 
 Nothing is rendered until the writer asks: `read` binds (and checks) the operators
@@ -26,6 +27,7 @@ import contextlib
 import os
 import re
 from collections.abc import Mapping, Sequence
+from functools import partial
 from pathlib import Path
 
 from opgen.diagnostics import Diagnostic, Location, SpecError
@@ -144,7 +146,8 @@ def output_paths(model: MlxModel) -> list[str]:
     """The files the emitters make, in their order."""
     names = model.names
     header = [names["header"], names["source"]] if model.header is not None else []
-    return [*header, names["bindings"], names["stub"], names["cmake"]]
+    stubs = [names["stub"], *submodule_stubs(model).values()]
+    return [*header, names["bindings"], *stubs, names["cmake"]]
 
 
 def emit_operators(model: MlxModel) -> Emitted:
@@ -185,13 +188,33 @@ def emit_bindings(model: MlxModel) -> Emitted:
 
 
 def emit_stub(model: MlxModel) -> Emitted:
+    """The module's stub, and one per submodule."""
     library = model.library
     outputs = OutputSet(model.output_dir)
     outputs.add(
         model.names["stub"],
-        lambda: stubs.stub(model.operators, library.namespace, model.comment, library.functions),
+        lambda: stubs.stub(
+            model.operators, library.namespace, model.comment, library.functions, library.module
+        ),
     )
+    for submodule, path in submodule_stubs(model).items():
+        outputs.add(
+            path,
+            partial(
+                stubs.submodule_stub,
+                submodule,
+                library.namespace,
+                model.comment,
+                library.functions,
+            ),
+        )
     return Emitted({OUTPUT: outputs})
+
+
+def submodule_stubs(model: MlxModel) -> dict[str, str]:
+    """Each submodule's stub, `<m>/<submodule>.pyi`, by the submodule."""
+    short = model.library.module.rpartition(".")[2]
+    return {s: f"{short}/{s}.pyi" for s in bindings.submodules(model.library.functions)}
 
 
 def emit_cmake(model: MlxModel) -> Emitted:

@@ -6,6 +6,12 @@ by construction, since the same `NbSignature` gives the binding and the
 stub. The types are MLX's own (`from mlx.core import array, Dtype,
 StreamOrDevice`); the imports are the union of what the signatures use,
 collected per signature and rendered last.
+
+A submodule's functions (`linalg.norm`) have a stub of their own beside the
+module's, `<module>/linalg.pyi`, and the module's stub imports it (`from
+<module> import linalg as linalg`): type checkers take `<module>.pyi` for the
+module and the directory for its submodules, as for `<module>.linalg` at run
+time.
 """
 
 from __future__ import annotations
@@ -35,8 +41,31 @@ def stub(
     namespace: str,
     comment: str,
     functions: Sequence[BoundFunction] = (),
+    module: str = "",
 ) -> str:
-    ops = list(ops)
+    """The module's stub; with functions in submodules, it imports each from `module`."""
+    own = [f for f in functions if not f.submodule]
+    submodules = sorted({f.submodule for f in functions if f.submodule})  # as isort sorts
+    imports = [f"from {module} import {name} as {name}" for name in submodules]
+    return _stub(list(ops), f"MLX operators of {namespace}, bound by opgen.", comment, own, imports)
+
+
+def submodule_stub(
+    submodule: str, namespace: str, comment: str, functions: Sequence[BoundFunction]
+) -> str:
+    """The stub of a submodule, `<module>/<submodule>.pyi`: its functions."""
+    own = [f for f in functions if f.submodule == submodule]
+    doc = f"Functions of {namespace}::{submodule}, bound by opgen."
+    return _stub([], doc, comment, own, [])
+
+
+def _stub(
+    ops: list[BoundOperator],
+    doc: str,
+    comment: str,
+    functions: Sequence[BoundFunction],
+    submodule_imports: list[str],
+) -> str:
     names: set[str] = set()
     for op in ops:
         names |= op.signature.stub_imports()
@@ -58,7 +87,7 @@ def stub(
     scalar = any("scalar" in _WORD.findall(line) for line in body if line.startswith("def "))
     if scalar:
         names.add("TypeAlias")
-    lines = [f"# {comment}", f'"""MLX operators of {namespace}, bound by opgen."""', ""]
+    lines = [f"# {comment}", f'"""{doc}"""', ""]
     for group in IMPORT_GROUPS:
         imports = []
         for module in group:
@@ -67,6 +96,8 @@ def stub(
                 imports.append(f"from {module} import {', '.join(imported)}")
         if imports:
             lines += [*imports, ""]
+    if submodule_imports:  # the module's own, as isort places first-party imports
+        lines += [*submodule_imports, ""]
     if scalar:
         lines += [SCALAR_ALIAS, ""]
     return "\n".join([*lines, *body]).rstrip("\n") + "\n"
