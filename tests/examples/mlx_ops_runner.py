@@ -18,6 +18,7 @@ import json
 import sys
 import types
 import unittest
+from collections.abc import Callable
 
 
 def serve(module_name: str) -> list[str]:
@@ -67,7 +68,8 @@ class _Outcomes(unittest.TextTestResult):
             self.outcomes[test.id()] = "fail"
 
 
-def main() -> None:
+def main(serve: Callable[[str], list[str]] = serve) -> None:
+    """Run the test file with `mx` served by `serve(module)`; write the outcomes."""
     parser = argparse.ArgumentParser()
     parser.add_argument("tests")
     parser.add_argument("out")

@@ -11,14 +11,11 @@ submodules' functions as `linalg.norm`.
 
 from __future__ import annotations
 
-import argparse
 import importlib
-import json
 import sys
 import types
-import unittest
 
-from mlx_ops_runner import _Outcomes
+from mlx_ops_runner import main
 
 
 def _public(module: types.ModuleType) -> list[str]:
@@ -54,22 +51,5 @@ def serve(module_name: str) -> list[str]:
     return served
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("tests")
-    parser.add_argument("out")
-    parser.add_argument("--module")
-    parser.add_argument("--test-file", required=True, help="a test module of TESTS_DIR")
-    args = parser.parse_args()
-    served = serve(args.module) if args.module else []
-    sys.path.insert(0, args.tests)
-    suite = unittest.defaultTestLoader.loadTestsFromName(args.test_file)
-    runner = unittest.TextTestRunner(resultclass=_Outcomes, verbosity=0, stream=sys.stderr)
-    result = runner.run(suite)
-    assert isinstance(result, _Outcomes)
-    with open(args.out, "w") as f:
-        json.dump({"served": served, "outcomes": result.outcomes}, f, indent=1, sort_keys=True)
-
-
 if __name__ == "__main__":
-    main()
+    main(serve)
