@@ -204,9 +204,17 @@ def test_mlx_tests_pass_with_the_generated_functions(
     assert broken == []
 
 
-def _parameters(text: str) -> list[tuple[str, str, object]]:
-    """(name, kind, default) of each parameter of a `def` signature text."""
-    text = re.sub(r"= \\0\)", "= None)", text)  # nanobind's mark of a default it cannot show
+def parameters(
+    text: str, defaults: tuple[object, ...] | None = None
+) -> list[tuple[str, str, object]]:
+    """(name, kind, default) of each parameter of a `def` signature text. nanobind marks a
+    default by position (`\\0`) and gives its value in `defaults`, if it gives them; without,
+    a marked default reads as None."""
+    if defaults is not None:
+        text = re.sub(r"\\(\d+)", lambda m: repr(defaults[int(m.group(1))]), text)
+    else:
+        text = re.sub(r"= \\0\)", "= None)", text)
+    text = re.sub(r"\bmlx\.core\.|\bcollections\.abc\.", "", text)
     tree = ast.parse(text.rstrip() + ": ...").body[0]
     assert isinstance(tree, ast.FunctionDef)
     a = tree.args
@@ -230,7 +238,7 @@ def _parameters(text: str) -> list[tuple[str, str, object]]:
 
 def _signatures(function: object) -> list[list[tuple[str, str, object]]]:
     texts = function.__nb_signature__
-    return [_parameters(t[0]) for t in texts]
+    return [parameters(t[0]) for t in texts]
 
 
 def test_each_signature_is_mlx_cores_but_where_mlx_text_is_wrong(core: ModuleType) -> None:

@@ -18,10 +18,8 @@ test_mlx_core.py builds (its `built` and `core` fixtures). Then:
 
 from __future__ import annotations
 
-import ast
 import json
 import os
-import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -31,7 +29,7 @@ from typing import Any
 
 import mlx.core as mx
 import pytest
-from tests.examples.test_mlx_core import MODULE, built, core  # noqa: F401 (fixtures)
+from tests.examples.test_mlx_core import MODULE, built, core, parameters  # noqa: F401 (fixtures)
 from tests.reference_data import MLX_TESTS_DEFAULT, MLX_TESTS_VARIABLE, missing, mlx_tests
 
 RUNNER = Path(__file__).with_name("mlx_submodules_runner.py")
@@ -63,33 +61,9 @@ def test_each_submodule_has_mlx_cores_functions_but_the_hand_written(
     assert sorted([*generated, *HAND_WRITTEN[submodule]]) == theirs
 
 
-def _parameters(text: str, defaults: tuple[object, ...] | None) -> list[tuple[str, str, object]]:
-    """(name, kind, default) of each parameter of a `def` signature text; nanobind marks a
-    default it shows by position (`\\0`) and gives its value in `defaults`."""
-    if defaults is not None:
-        text = re.sub(r"\\(\d+)", lambda m: repr(defaults[int(m.group(1))]), text)
-    text = re.sub(r"\bmlx\.core\.|\bcollections\.abc\.", "", text)
-    tree = ast.parse(text.rstrip() + ": ...").body[0]
-    assert isinstance(tree, ast.FunctionDef)
-    a = tree.args
-
-    def value(node: ast.expr | None) -> object:
-        if node is None:
-            return None
-        return node.id if isinstance(node, ast.Name) else ast.literal_eval(node)
-
-    named = [(p.arg, "positional-only") for p in a.posonlyargs]
-    named += [(p.arg, "positional") for p in a.args]
-    values: list[object] = [None] * (len(named) - len(a.defaults))
-    values += [value(d) for d in a.defaults]
-    named += [(p.arg, "keyword-only") for p in a.kwonlyargs]
-    values += [value(d) for d in a.kw_defaults]
-    return [(name, kind, value) for (name, kind), value in zip(named, values, strict=True)]
-
-
 def signatures(function: object) -> list[list[tuple[str, str, object]]]:
     texts = function.__nb_signature__  # type: ignore[attr-defined]
-    return [_parameters(text, defaults) for text, _, defaults in texts]
+    return [parameters(text, defaults) for text, _, defaults in texts]
 
 
 def _comparable(value: object) -> object:
