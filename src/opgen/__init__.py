@@ -21,6 +21,7 @@ and the small pieces everything uses:
 
 releases            the torch releases opgen reproduces, and each behaviour that changed
 diagnostics         locations, `SpecError`, and rendering `file:line:col: error: ...`
+counts              counts with their nouns: `1 finding`, `2 findings`
 output              `OutputSet`: a root's files by relative path, rendered when written
 writer              the one writer: atomic, only changed files, in parallel
 template            `$name` templates, rendering exactly as torchgen's `CodeTemplate`

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from opgen.cli import main
-from opgen.tooling.counts import counted, warnings_counted
+from opgen.counts import counted, warnings_counted
 from opgen.tooling.spec_files import bundled_example
 
 

@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 from typing import BinaryIO
 
+from opgen.counts import counted
 from opgen.diagnostics import Location, SpecError
 from opgen.frozen import frozen
 from opgen.pte.flatbuffer import PteError, Table
@@ -115,7 +116,7 @@ def _read_plan(
             if not 0 <= index < len(operators):
                 raise PteError(
                     f"corrupt: {call.table.what}.op_index is {index}, and the plan has "
-                    f"{len(operators)} operator{'s' if len(operators) != 1 else ''}"
+                    f"{counted(len(operators), 'operator')}"
                 )
             args = tuple(arguments.of(value, call.table.what) for value in call.args())
             calls.setdefault(operators[index], set()).add(args)

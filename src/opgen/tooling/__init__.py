@@ -11,7 +11,6 @@ dump_extensions  the records of a library's and an MLX spec's operators
 spec_files       the spec a tool reads: NATIVE_YAML and --tags, or the bundled example
 dialects         --library and --mlx, and reading a spec as the dialect they name
 recognition      telling a spec read by another dialect's rules, with the flag it needs
-counts           counts with their nouns: `1 finding`, `2 findings`
 diff             compares two specs operator by operator and judges every schema change
                  by PyTorch's compatibility rules (`opgen.spec.compat`)
 coverage         how much of one operator set another implements, by tag and by tier

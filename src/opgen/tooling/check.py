@@ -18,12 +18,12 @@ from __future__ import annotations
 import argparse
 from typing import TextIO
 
+from opgen.counts import counted, warnings_counted
 from opgen.diagnostics import write_diagnostics
 from opgen.releases import Release
 from opgen.spec import Spec
 from opgen.targets.contract import ToolCommand
 from opgen.targets.torch_version import add_torch_version_argument
-from opgen.tooling.counts import counted, warnings_counted
 from opgen.tooling.dialects import (
     Dialect,
     add_dialect_arguments,

@@ -20,6 +20,7 @@ import functools
 import os
 from importlib import resources
 
+from opgen.counts import counted
 from opgen.frozen import frozen
 from opgen.output import OutputSet
 from opgen.releases import Release
@@ -129,7 +130,5 @@ def emit(model: AtenMlxModel, options: AtenMlxOptions) -> Generated:
         notes=emitted.notes,
         warnings=emitted.warnings,
         sources=cpp,
-        summary=lambda report: (
-            f"opgen aten-mlx: {count} operator{'s' if count != 1 else ''} lowered to MLX"
-        ),
+        summary=lambda report: f"opgen aten-mlx: {counted(count, 'operator')} lowered to MLX",
     )

@@ -30,6 +30,7 @@ from collections.abc import Mapping, Sequence
 from functools import partial
 from pathlib import Path
 
+from opgen.counts import counted
 from opgen.diagnostics import Diagnostic, Location, SpecError
 from opgen.frozen import frozen
 from opgen.output import OutputSet
@@ -121,11 +122,10 @@ def emit(model: MlxModel, options: MlxOptions) -> Generated:
         primitives = sum(op.is_primitive for op in library.operators)
         differentiable = sum(bool(op.grads) for op in library.operators)
         count = len(library.functions)
-        bound = f", {count} bound function{'s' if count != 1 else ''}" if count else ""
-        operators = len(library.operators)
+        bound = f", {counted(count, 'bound function')}" if count else ""
         return (
-            f"{library.module}: {operators} operator{'s' if operators != 1 else ''} "
-            f"({primitives} primitive{'s' if primitives != 1 else ''}, "
+            f"{library.module}: {counted(len(library.operators), 'operator')} "
+            f"({counted(primitives, 'primitive')}, "
             f"{differentiable} with gradient formulas){bound}: {len(written.files)} files in "
             f"{model.output_dir}, {action} {len(written.changed)}"
         )

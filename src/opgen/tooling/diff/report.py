@@ -34,8 +34,8 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Sequence
 
+from opgen.counts import counted, warnings_counted
 from opgen.diagnostics import Location
-from opgen.tooling.counts import counted, warnings_counted
 from opgen.tooling.diff.allowlist import AllowEntry, Allowlist
 from opgen.tooling.diff.findings import FAILING_CATEGORIES, Category, Finding
 
