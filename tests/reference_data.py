@@ -82,7 +82,7 @@ def mlx_tests() -> Path:
     directory = _directory(MLX_TESTS_VARIABLE, MLX_TESTS_DEFAULT)
     if not (directory / "test_ops.py").is_file() or not (directory / "mlx_tests.py").is_file():
         missing(
-            "MLX 0.32.2's own tests (test_ops.py, mlx_tests.py)",
+            "MLX 0.32.2's own tests (test_ops.py, test_linalg.py, ..., mlx_tests.py)",
             MLX_TESTS_VARIABLE,
             MLX_TESTS_DEFAULT,
         )
