@@ -6,8 +6,10 @@ With `--module`, every public function of the module NAME (importable from
 the current sys.path) replaces mlx.core's function of that name in the `mx`
 the tests import; everything else is mlx.core's. The outcome of each test
 (`pass`, `fail`, `error`, `skip`) is written to OUT.json as a mapping from
-the test's id. Run in a process of its own: it replaces `mlx.core` in
-sys.modules.
+the test's id. Each test starts from the same seeds (NumPy's and `mx.random`'s, as
+served), so that both runs give a test the same inputs, and a test whose random inputs
+fail now and then fails or passes in both alike. Run in a process of its own: it
+replaces `mlx.core` in sys.modules.
 """
 
 from __future__ import annotations
@@ -45,6 +47,13 @@ class _Outcomes(unittest.TextTestResult):
     def startTestRun(self) -> None:
         self.outcomes = {}
         super().startTestRun()
+
+    def startTest(self, test: unittest.TestCase) -> None:
+        import numpy
+
+        numpy.random.seed(0)
+        sys.modules["mlx.core"].random.seed(0)
+        super().startTest(test)
 
     def addSuccess(self, test: unittest.TestCase) -> None:
         super().addSuccess(test)

@@ -175,18 +175,20 @@ def test_the_module_generates_nearly_every_function_of_ops_cpp(core: ModuleType)
 
 
 # MLX's own test files (MLX 0.32.2), and how many of their tests pass with plain mlx.core
-# at least (on a Linux CPU: 156 of 157, 18 of 18, 15 of 18, 14 of 14, 18 of 28; the others
-# are skipped there).
+# at least. On a Linux CPU: 156 of 157, 18 of 18, 15 of 18, 14 of 14 and 18 of 28; the
+# others are skipped there. Where the environment has CI set, as CI services do, one
+# test of test_ops and one of test_fast (test_rope_large_input) skip themselves too.
 MLX_TEST_FILES = {
     "test_ops": 150,
     "test_linalg": 18,
     "test_fft": 15,
     "test_random": 14,
-    "test_fast": 18,
+    "test_fast": 17,
 }
 
 
-@pytest.mark.parametrize("test_file", list(MLX_TEST_FILES))
+# (The other files run with the submodules served too: test_mlx_submodules.py.)
+@pytest.mark.parametrize("test_file", ["test_ops"])
 def test_mlx_tests_pass_with_the_generated_functions(
     built: Path, core: ModuleType, tmp_path: Path, test_file: str
 ) -> None:
