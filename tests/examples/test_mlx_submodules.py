@@ -126,17 +126,28 @@ def test_mlx_tests_pass_with_the_generated_submodules(
     assert broken == []
 
 
-def test_random_draws_from_mlxs_global_key_sequence(core: ModuleType) -> None:  # noqa: F811
+def test_random_draws_from_mlx_cores_global_key_sequence(core: ModuleType) -> None:  # noqa: F811
     random = core.random
-    random.seed(3)
-    first = [random.uniform().item(), random.normal().item()]
-    random.seed(3)
-    assert [random.uniform().item(), random.normal().item()] == first
-    mx.random.seed(3)  # mlx.core's functions, seeded alike, draw the same numbers
-    assert [mx.random.uniform().item(), mx.random.normal().item()] == first
+    draws = ("uniform", "normal", "gumbel", "laplace", "bernoulli", "randint")
+    arguments: dict[str, tuple[object, ...]] = {"randint": (0, 1000)}
+
+    def drawn(modules: list[ModuleType]) -> list[object]:
+        return [
+            getattr(m, name)(*arguments.get(name, ())).item()
+            for name in draws
+            for m in modules
+        ]
+
+    mx.random.seed(3)
+    alone = drawn([mx.random, mx.random])
+    mx.random.seed(3)  # one sequence, whichever module draws next
+    assert drawn([random, mx.random]) == alone
+    random.seed(3)  # which either module seeds
+    assert drawn([mx.random, random]) == alone
     key = mx.random.key(1)
-    for name in ("uniform", "normal", "gumbel", "laplace", "bernoulli"):
-        ours, theirs = getattr(random, name)(key=key), getattr(mx.random, name)(key=key)
+    for name in draws:
+        ours = getattr(random, name)(*arguments.get(name, ()), key=key)
+        theirs = getattr(mx.random, name)(*arguments.get(name, ()), key=key)
         assert mx.array_equal(ours, theirs).item(), name
     assert random.split(key).tolist() == mx.random.split(key).tolist()
 

@@ -338,6 +338,22 @@ inline std::vector<mlx::core::array> arrays_of(const nb::args& values) {
   return nb::cast<std::vector<mlx::core::array>>(values);
 }
 
+// The key a random function of mlx::core::random draws with: `key`, or else the next key
+// of mlx.core.random's global sequence, the one `mlx.core.random.seed` seeds and
+// `mlx.core.random.state` shows, so that a module and mlx.core draw from one sequence.
+// That state is read-only outside mlx.core: one draw of mlx.core's own (an empty uniform,
+// which computes nothing) moves it on, and the key that draw took is the second half of
+// the key before it, split.
+inline std::optional<mlx::core::array> drawn_key(const std::optional<mlx::core::array>& key) {
+  if (key) {
+    return key;
+  }
+  nb::module_ random = nb::module_::import_("mlx.core.random");
+  const auto current = nb::cast<mlx::core::array>(random.attr("state")[0]);
+  random.attr("uniform")(nb::arg("shape") = nb::make_tuple(0));
+  return mlx::core::random::split(current).second;
+}
+
 } // namespace opgen_mlx
 """
 
