@@ -41,11 +41,12 @@ import mlx.core as mx
 import numpy as np
 import pytest
 from tests.examples.mlx_build import build_extension
+from tests.examples.mlx_tests_runner import public
 from tests.reference_data import MLX_TESTS_DEFAULT, MLX_TESTS_VARIABLE, missing, mlx_tests
 
 ROOT = Path(__file__).parents[2]
 EXAMPLE = ROOT / "examples" / "mlx_core"
-RUNNER = Path(__file__).with_name("mlx_ops_runner.py")
+RUNNER = Path(__file__).with_name("mlx_tests_runner.py")
 MODULE = "mlx_core_ops"
 # Of the functions ops.cpp binds (MLX 0.32.2), the example generates at least 190.
 GENERATED_AT_LEAST = 190
@@ -151,7 +152,18 @@ def core(built: Path) -> Iterator[ModuleType]:
 
 
 def functions(module: ModuleType) -> list[str]:
-    return sorted(n for n in vars(module) if not n.startswith("_") and callable(getattr(module, n)))
+    """The functions of a module that stand for mlx.core's (not `array_methods`)."""
+    return public(module)
+
+
+def served(module: ModuleType) -> list[str]:
+    """What the runner serves of a generated module, as it lists it."""
+    submodules = sorted(n for n, v in vars(module).items() if isinstance(v, ModuleType))
+    return [
+        *functions(module),
+        *[f"{sub}.{name}" for sub in submodules for name in functions(getattr(module, sub))],
+        *[f"array.{name}" for name in sorted(module.array_methods())],
+    ]
 
 
 def run_mlx_tests(tmp: Path, built: Path | None, test_file: str) -> dict[str, object]:
@@ -187,16 +199,16 @@ MLX_TEST_FILES = {
 }
 
 
-# (The other files run with the submodules served too: test_mlx_submodules.py.)
-@pytest.mark.parametrize("test_file", ["test_ops"])
-def test_mlx_tests_pass_with_the_generated_functions(
+@pytest.mark.parametrize("test_file", list(MLX_TEST_FILES))
+def test_mlx_tests_pass_with_the_generated_module(
     built: Path, core: ModuleType, tmp_path: Path, test_file: str
 ) -> None:
+    """Functions, submodules and the methods of `array`, all served at once."""
     if not (mlx_tests() / f"{test_file}.py").is_file():
         missing(f"MLX 0.32.2's own {test_file}.py", MLX_TESTS_VARIABLE, MLX_TESTS_DEFAULT)
     baseline = run_mlx_tests(tmp_path, None, test_file)
     generated = run_mlx_tests(tmp_path, built, test_file)
-    assert generated["served"] == functions(core)
+    assert generated["served"] == served(core)
     before = baseline["outcomes"]
     after = generated["outcomes"]
     assert isinstance(before, dict) and isinstance(after, dict)
@@ -217,6 +229,7 @@ def parameters(
     else:
         text = re.sub(r"= \\0\)", "= None)", text)
     text = re.sub(r"\bmlx\.core\.|\bcollections\.abc\.", "", text)
+    text = re.sub(r"\bndarray\[[^\]]*\]", "ndarray", text)  # nanobind's `ndarray[writable=False]`
     tree = ast.parse(text.rstrip() + ": ...").body[0]
     assert isinstance(tree, ast.FunctionDef)
     a = tree.args

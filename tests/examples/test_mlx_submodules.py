@@ -9,36 +9,23 @@ test_mlx_core.py builds (its `built` and `core` fixtures). Then:
   hand-written, and nothing else;
 - each function's signature (`__nb_signature__`) is mlx.core's: the same parameter
   names, kinds and defaults;
-- MLX's own test_linalg.py, test_fft.py, test_random.py and test_fast.py (at MLX 0.32.2)
-  run twice, in processes of their own, with plain mlx.core and with every function of
-  the module and of its submodules served from it (`mlx_submodules_runner.py`): every
-  test that passes with plain mlx.core passes with the module;
-- the random functions draw from MLX's global key sequence, seeded by the module's `seed`.
+- the random functions draw from mlx.core.random's global key sequence, and seed it;
+- their errors are mlx.core's.
+
+MLX's own test_linalg.py, test_fft.py, test_random.py and test_fast.py run with the
+submodules served in test_mlx_core.py.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from collections.abc import Callable
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import mlx.core as mx
 import pytest
-from tests.examples.test_mlx_core import (  # noqa: F401 (fixtures)
-    MLX_TEST_FILES,
-    MODULE,
-    built,
-    core,
-    parameters,
-)
-from tests.reference_data import MLX_TESTS_DEFAULT, MLX_TESTS_VARIABLE, missing, mlx_tests
+from tests.examples.test_mlx_core import built, core, functions, parameters  # noqa: F401
 
-RUNNER = Path(__file__).with_name("mlx_submodules_runner.py")
 # Each submodule's functions MLX binds (MLX 0.32.2), and those the spec leaves
 # hand-written (listed with the reason in its comments).
 HAND_WRITTEN = {
@@ -47,12 +34,6 @@ HAND_WRITTEN = {
     "random": [],
     "fast": ["cuda_kernel", "metal_kernel", "precompiled_cuda_kernel"],
 }
-# MLX's own test files of the submodules.
-SUBMODULE_TEST_FILES = [f for f in MLX_TEST_FILES if f != "test_ops"]
-
-
-def functions(module: ModuleType) -> list[str]:
-    return sorted(n for n in vars(module) if not n.startswith("_") and callable(getattr(module, n)))
 
 
 @pytest.mark.parametrize("submodule", list(HAND_WRITTEN))
@@ -87,45 +68,6 @@ def test_each_signature_is_mlx_cores(core: ModuleType, submodule: str) -> None: 
     assert differing == {}
 
 
-def _run(tmp: Path, built: Path | None, test_file: str) -> dict[str, object]:  # noqa: F811
-    out = tmp / f"{test_file}-{'generated' if built else 'baseline'}.json"
-    command = [sys.executable, str(RUNNER), str(mlx_tests()), str(out), "--test-file", test_file]
-    env = dict(os.environ)
-    if built is not None:
-        command += ["--module", MODULE]
-        env["PYTHONPATH"] = os.pathsep.join([str(built), env.get("PYTHONPATH", "")])
-    done = subprocess.run(command, capture_output=True, text=True, env=env)
-    assert out.is_file(), f"{test_file}.py did not run:\n{done.stdout}\n{done.stderr}"
-    result: dict[str, object] = json.loads(out.read_text())
-    return result
-
-
-@pytest.mark.parametrize("test_file", SUBMODULE_TEST_FILES)
-def test_mlx_tests_pass_with_the_generated_submodules(
-    built: Path,  # noqa: F811
-    core: ModuleType,  # noqa: F811
-    tmp_path: Path,
-    test_file: str,
-) -> None:
-    if not (mlx_tests() / f"{test_file}.py").is_file():
-        missing(f"MLX 0.32.2's own {test_file}.py", MLX_TESTS_VARIABLE, MLX_TESTS_DEFAULT)
-    baseline = _run(tmp_path, None, test_file)
-    generated = _run(tmp_path, built, test_file)
-    served = generated["served"]
-    assert isinstance(served, list)
-    for submodule in HAND_WRITTEN:
-        module = getattr(core, submodule)
-        assert [f"{submodule}.{n}" for n in functions(module)] == [
-            s for s in served if s.startswith(f"{submodule}.")
-        ]
-    before, after = baseline["outcomes"], generated["outcomes"]
-    assert isinstance(before, dict) and isinstance(after, dict)
-    passing = sorted(t for t, outcome in before.items() if outcome == "pass")
-    assert len(passing) >= MLX_TEST_FILES[test_file]
-    broken = [t for t in passing if after.get(t) != "pass"]
-    assert broken == []
-
-
 def test_random_draws_from_mlx_cores_global_key_sequence(core: ModuleType) -> None:  # noqa: F811
     random = core.random
     draws = ("uniform", "normal", "gumbel", "laplace", "bernoulli", "randint")
@@ -133,9 +75,7 @@ def test_random_draws_from_mlx_cores_global_key_sequence(core: ModuleType) -> No
 
     def drawn(modules: list[ModuleType]) -> list[object]:
         return [
-            getattr(m, name)(*arguments.get(name, ())).item()
-            for name in draws
-            for m in modules
+            getattr(m, name)(*arguments.get(name, ())).item() for name in draws for m in modules
         ]
 
     mx.random.seed(3)

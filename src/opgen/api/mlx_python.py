@@ -19,6 +19,7 @@ for the types MLX converts itself, a value the call uses:
     Sequence[array]    const std::vector<mlx::core::array>& x             x
     tuple[int, int]    const std::pair<int, int>& x                       x
     *x                 const nb::args& x_py                               std::vector<array> x
+    *x: int            const nb::args& x_py (ints, or one sequence of them) std::vector<int> x
     A | B              const std::variant<A, B>& x (tried in that order)  x
     T | None           std::optional<T> (by value for scalars, else by const reference)
     stream             mlx::core::StreamOrDevice s                        s
@@ -142,8 +143,11 @@ def arguments(overload: BoundOverload) -> tuple[PyArgument, ...]:
             out.append(PyArgument(p, f"mlx::core::StreamOrDevice {stream_name(overload)}", None))
             continue
         if p.kind is ParameterKind.VARIADIC:
+            element, of = (
+                ("int", "ints_of") if p.type.alternatives == (Leaf.INT,) else (ARRAY, "arrays_of")
+            )
             converted = (
-                f"const std::vector<{ARRAY}> {p.name} = opgen_mlx::arrays_of({p.name}{SUFFIX});"
+                f"const std::vector<{element}> {p.name} = opgen_mlx::{of}({p.name}{SUFFIX});"
             )
             out.append(PyArgument(p, f"const nb::args& {p.name}{SUFFIX}", converted))
             continue
@@ -220,8 +224,9 @@ def parameter_text(p: PyParameter) -> str:
     return text if p.default is None else f"{text} = {p.default.shown}"
 
 
-def signature_text(name: str, overload: BoundOverload) -> str:
-    """`def name(a: array, /, *, stream: StreamOrDevice = None) -> array`."""
+def signature_text(name: str, overload: BoundOverload, receiver: bool = False) -> str:
+    """`def name(a: array, /, *, stream: StreamOrDevice = None) -> array`; with `receiver`
+    (a method), the first parameter is shown as `self`."""
     pieces: list[str] = []
     parameters = overload.parameters
     for i, p in enumerate(parameters):
@@ -235,7 +240,7 @@ def signature_text(name: str, overload: BoundOverload) -> str:
             pieces.append("*")
         elif previous is ParameterKind.POSITIONAL_ONLY and p.kind is not previous:
             pieces.append("/")
-        pieces.append(parameter_text(p))
+        pieces.append("self" if receiver and i == 0 else parameter_text(p))
     if parameters and parameters[-1].kind is ParameterKind.POSITIONAL_ONLY:
         pieces.append("/")
     return f"def {name}({', '.join(pieces)}) -> {overload.returns}"

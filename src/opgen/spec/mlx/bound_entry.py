@@ -41,6 +41,7 @@ import re
 
 from opgen.diagnostics import Location, SpecError
 from opgen.spec.mlx.declarations import matching_close, split_once, split_top_level
+from opgen.spec.mlx.methods import ARRAY, METHOD_KEYS, SELF, methods, variants
 from opgen.spec.mlx.model import (
     BoundFunction,
     BoundOverload,
@@ -75,14 +76,17 @@ _CONVERTED_SUFFIX = "_py"
 
 
 def is_bound(entry: YamlMap) -> bool:
-    if any(key in entry for key in BOUND_KEYS):
+    if any(key in entry for key in (*BOUND_KEYS, *METHOD_KEYS)):
         return True
     return "python_signature" in entry and "cpp_signature" not in entry
 
 
 def read_bound_entry(
     entry: YamlMap, name: str, keys: SharedKeys, submodule: str = ""
-) -> BoundFunction:
+) -> list[BoundFunction]:
+    """The entry's function, or its methods of `array` (submodule `array`), and the
+    methods it derives (`spec.mlx.methods`)."""
+    on_array = submodule == ARRAY
     for key in ("grad", "dispatch", "shape", "signature", "cpp_signature", "keyword_only"):
         if key in entry:
             raise SpecError(
@@ -115,17 +119,21 @@ def read_bound_entry(
                         f"{', '.join(OVERLOAD_KEYS)}",
                         item.key_location(written_key),
                     )
-            overloads.append(_overload(item, name, python_name))
+            overloads.append(_overload(item, name, python_name, on_array))
     else:
-        overloads = [_overload(entry, name, python_name)]
-    return BoundFunction(python_name, tuple(overloads), keys.doc, entry.location, submodule)
+        overloads = [_overload(entry, name, python_name, on_array)]
+    if on_array:
+        function = BoundFunction(python_name, tuple(overloads), keys.doc, entry.location)
+        return methods(entry, function)
+    function = BoundFunction(python_name, tuple(overloads), keys.doc, entry.location, submodule)
+    return variants(entry, function)
 
 
-def _overload(entry: YamlMap, name: str, python_name: str) -> BoundOverload:
+def _overload(entry: YamlMap, name: str, python_name: str, method: bool) -> BoundOverload:
     if "python_signature" not in entry:
         raise SpecError("a bound function needs 'python_signature:'", entry.location)
     text = _text(entry, "python_signature")
-    parameters, returns = _signature(text, python_name)
+    parameters, returns = _signature(text, python_name, method)
     by_name = {p.name: p for p in parameters}
     promote = promoted(entry, by_name)
     code, code_at = code_of(entry)
@@ -140,14 +148,18 @@ def _overload(entry: YamlMap, name: str, python_name: str) -> BoundOverload:
 # -- the Python signature -----------------------------------------------------------
 
 
-def _signature(text: WrittenText, python_name: str) -> tuple[tuple[PyParameter, ...], str]:
+def _signature(
+    text: WrittenText, python_name: str, method: bool
+) -> tuple[tuple[PyParameter, ...], str]:
     try:
-        return _parse_signature(text, python_name)
+        return _parse_signature(text, python_name, method)
     except SchemaError as error:
         raise text.place(error) from None
 
 
-def _parse_signature(text: WrittenText, python_name: str) -> tuple[tuple[PyParameter, ...], str]:
+def _parse_signature(
+    text: WrittenText, python_name: str, method: bool
+) -> tuple[tuple[PyParameter, ...], str]:
     source = text.text
     open_paren = source.find("(")
     name = source[:open_paren].strip() if open_paren >= 0 else ""
@@ -202,7 +214,7 @@ def _parse_signature(text: WrittenText, python_name: str) -> tuple[tuple[PyParam
             parameters.append(_parameter(text, piece[1:], offset + 1, ParameterKind.VARIADIC))
             kind = ParameterKind.KEYWORD_ONLY
             continue
-        parameters.append(_parameter(text, piece, offset, kind))
+        parameters.append(_parameter(text, piece, offset, kind, method and not parameters))
     if pieces and pieces[-1][0] == "*":
         raise SchemaError("keyword-only parameters must follow '*'", pieces[-1][1])
     _check_parameters(text, parameters)
@@ -213,12 +225,17 @@ def _with_kind(p: PyParameter, kind: ParameterKind) -> PyParameter:
     return PyParameter(p.name, p.type, p.default, kind, p.location)
 
 
-def _parameter(text: WrittenText, piece: str, offset: int, kind: ParameterKind) -> PyParameter:
+def _parameter(
+    text: WrittenText, piece: str, offset: int, kind: ParameterKind, receiver: bool = False
+) -> PyParameter:
+    """`receiver`: the first parameter of a method, which may be `self` unannotated."""
     (declaration, decl_offset), default = split_once(piece, offset, "=", angles=False)
     (name, name_offset), annotation = split_once(declaration, decl_offset, ":", angles=False)
     if not _NAME.match(name) or name in CPP_KEYWORDS or keyword.iskeyword(name):
         raise SchemaError(f"'{name}' is not a parameter name", name_offset, max(len(name), 1))
-    if annotation is None:
+    if annotation is None and receiver and name == SELF:
+        type = PyType((Leaf.ARRAY,), optional=False)
+    elif annotation is None:
         if kind is not ParameterKind.VARIADIC:
             raise SchemaError(
                 f"'{name}' needs a type ('{name}: array')", name_offset, max(len(name), 1)

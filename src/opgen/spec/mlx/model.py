@@ -128,20 +128,39 @@ class BoundOverload:
     location: Location  # the signature
 
 
+class Binding(enum.Enum):
+    """What a bound function is in Python."""
+
+    FUNCTION = "function"  # of the module, or of a submodule
+    METHOD = "method"  # of `array`: its first parameter is the array (`self`)
+    PROPERTY = "property"  # of `array`: a method of `self` alone, read as an attribute
+
+
 @frozen
 class BoundFunction:
     """A Python function bound straight to existing C++ functions: no `_impl`, no gradients
     of its own (MLX differentiates the functions it calls)."""
 
-    python_name: str  # the name in the Python module (in `submodule`, if any)
+    python_name: str  # the name in the Python module (in `submodule`, if any), or on `array`
     overloads: tuple[BoundOverload, ...]  # tried in this order
     doc: str  # the Python docstring ("" if none)
     location: Location  # the entry
     submodule: str = ""  # the submodule it is in (`linalg`); "": the module itself
+    binding: Binding = Binding.FUNCTION
+    # A method whose result replaces the array's own contents (`__iadd__`); it returns the
+    # array itself.
+    inplace: bool = False
+    # A method's words for an operation in MLX's error when an operand is no number and no
+    # array ("Cannot perform addition on an mlx.core.array and str"); "": no check.
+    operation: str = ""
+    # What a method returns instead of raising that error (`__eq__`: False); None: it raises.
+    incomparable: bool | None = None
 
     @property
     def qualified_name(self) -> str:
-        """`norm`, or `linalg.norm` in a submodule."""
+        """`norm`, `linalg.norm` in a submodule, or `array.sum` on `array`."""
+        if self.binding is not Binding.FUNCTION:
+            return f"array.{self.python_name}"
         return f"{self.submodule}.{self.python_name}" if self.submodule else self.python_name
 
 

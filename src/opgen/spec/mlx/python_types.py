@@ -94,8 +94,11 @@ RETURNS = frozenset(
         "list[array]",
         "tuple[array, ...]",
         "array | list[array]",
+        "array | bool",
         "bool",
         "int",
+        "Dtype",
+        "tuple[int, ...]",
         "None",
         *(f"tuple[{', '.join(['array'] * n)}]" for n in range(2, 9)),
     }
@@ -199,7 +202,8 @@ def parse_returns(text: str) -> str:
     if shown not in RETURNS:
         raise SchemaError(
             f"return type '{text}' is not one a bound MLX function has (array, list[array], "
-            "array | list[array], a tuple of 2 to 8 arrays, tuple[array, ...], bool, int, None)",
+            "array | list[array], a tuple of 2 to 8 arrays, tuple[array, ...], array | bool, bool, "
+            "int, Dtype, tuple[int, ...], None)",
             0,
             max(len(text), 1),
         )

@@ -127,7 +127,7 @@ class _Reader:
                     namespaces.append((namespace, at))
                 elif is_bound(entry):
                     submodule, name = _bound_name(entry)
-                    functions.append(read_bound_entry(entry, name, keys, submodule))
+                    functions += read_bound_entry(entry, name, keys, submodule)
                     continue
                 else:
                     _check_not_in_submodule(entry)

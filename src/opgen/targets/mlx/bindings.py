@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from opgen.spec.mlx.model import BoundFunction
+from opgen.spec.mlx.model import Binding, BoundFunction
 from opgen.targets.mlx import bound
 from opgen.targets.mlx.cpp import string_literal
 from opgen.targets.mlx.library import BoundOperator
@@ -55,9 +55,13 @@ def bindings(
     lines += [f"  m.doc() = {string_literal(f'MLX operators of {namespace}, bound by opgen.')};"]
     for op in ops:
         lines += ["", *definition(op, namespace)]
+    on_array = [f for f in functions if f.binding is not Binding.FUNCTION]
+    functions = [f for f in functions if f.binding is Binding.FUNCTION]
     for function in functions:
         if not function.submodule:
             lines += ["", *bound.definitions(function, namespace)]
+    if on_array:
+        lines += ["", *_array_methods(on_array, namespace)]
     for submodule in submodules(functions):
         doc = string_literal(f"Functions of {namespace}::{submodule}, bound by opgen.")
         variable = bound.submodule_variable(submodule)
@@ -67,6 +71,28 @@ def bindings(
                 lines += ["", *bound.definitions(function, namespace)]
     lines += ["}", ""]
     return "\n".join(lines)
+
+
+def _array_methods(methods: Sequence[BoundFunction], namespace: str) -> list[str]:
+    """`array_methods()`, which makes the methods and properties anew at each call."""
+    body = ["nb::dict methods;"]
+    for method in methods:
+        body += bound.method_definition(method, namespace)
+    body.append("return methods;")
+    doc = (
+        "The methods, operators and properties this module binds on `mlx.core.array`, by "
+        "attribute name, to be set on the class: `for name, value in "
+        "array_methods().items(): setattr(mlx.core.array, name, value)`."
+    )
+    return [
+        "  m.def(",
+        '      "array_methods",',
+        "      []() {",
+        *[f"        {line}" if line else "" for line in body],
+        "      },",
+        '      nb::sig("def array_methods() -> dict[str, object]"),',
+        f"      {string_literal(doc)});",
+    ]
 
 
 def submodules(functions: Sequence[BoundFunction]) -> list[str]:

@@ -19,7 +19,8 @@ import re
 
 from opgen.api import mlx_python
 from opgen.api.mlx_python import PyArgument
-from opgen.spec.mlx.model import BoundFunction, BoundOverload
+from opgen.spec.mlx.model import Binding, BoundFunction, BoundOverload
+from opgen.spec.mlx.python_types import Leaf
 from opgen.targets.mlx.cpp import string_literal
 from opgen.targets.mlx.layout import indent
 
@@ -338,6 +339,31 @@ inline std::vector<mlx::core::array> arrays_of(const nb::args& values) {
   return nb::cast<std::vector<mlx::core::array>>(values);
 }
 
+// Integers given one by one (`a.reshape(2, 3)`) or as one sequence (`a.reshape((2, 3))`).
+inline std::vector<int> ints_of(const nb::args& values) {
+  if (values.size() == 1 && !nb::isinstance<nb::int_>(values[0])) {
+    return nb::cast<std::vector<int>>(values[0]);
+  }
+  return nb::cast<std::vector<int>>(values);
+}
+
+// Whether an array's operator takes `value` as its other operand, as MLX's do: a number,
+// an array or an array-like, but no other object (a list, a string).
+inline bool is_operand(const ScalarOrArray& value) {
+  const ArrayLike* object = std::get_if<ArrayLike>(&value);
+  return object == nullptr || nb::hasattr(object->object, "__mlx_array__");
+}
+
+// MLX's error for an operand that is none (`operation`: "addition").
+inline void check_operand(const ScalarOrArray& value, const char* operation) {
+  if (!is_operand(value)) {
+    std::ostringstream message;
+    message << "Cannot perform " << operation << " on an mlx.core.array and "
+            << nb::type_name(std::get<ArrayLike>(value).object.type()).c_str();
+    throw std::invalid_argument(message.str());
+  }
+}
+
 // The key a random function of mlx::core::random draws with: `key`, or else the next key
 // of mlx.core.random's global sequence, the one `mlx.core.random.seed` seeds and
 // `mlx.core.random.state` shows, so that a module and mlx.core draw from one sequence.
@@ -367,25 +393,91 @@ def definitions(function: BoundFunction, namespace: str) -> list[str]:
 
 
 def definition(function: BoundFunction, overload: BoundOverload, namespace: str) -> list[str]:
+    items = [string_literal(function.python_name), *_items(function, overload, namespace)]
+    receiver = submodule_variable(function.submodule)
+    return [f"  {receiver}.def(", *_arguments_lines(items), "  );"]
+
+
+def method_definition(function: BoundFunction, namespace: str) -> list[str]:
+    """The statement of `array_methods()` that puts a method or property into `methods`."""
+    items = _items(function, function.overloads[0], namespace)
+    name = string_literal(function.python_name)
+    if function.binding is Binding.PROPERTY:
+        return [
+            f'methods[{name}] = nb::module_::import_("builtins").attr("property")(',
+            "    nb::cpp_function(",
+            *_arguments_lines(items, "        "),
+            "    ),",
+            "    nb::none(),",
+            "    nb::none(),",
+            f"    {string_literal(function.doc)});",
+        ]
+    return [f"methods[{name}] = nb::cpp_function(", *_arguments_lines(items, "    "), ");"]
+
+
+def _arguments_lines(items: list[str], by: str = "      ") -> list[str]:
+    lines = ",\n".join(items).split("\n")
+    return [f"{by}{line}" if line else "" for line in lines]
+
+
+def _items(function: BoundFunction, overload: BoundOverload, namespace: str) -> list[str]:
+    """The lambda and the annotations of a `def` (a method's without the array's)."""
     args = mlx_python.arguments(overload)
-    parameters = ", ".join(a.lambda_parameter for a in args)
+    method = function.binding is not Binding.FUNCTION
+    parameters = [a.lambda_parameter for a in args]
     body = _body(overload, args, namespace, function.submodule)
-    items = [string_literal(function.python_name)]
-    lambda_text = "\n".join([f"[]({parameters}) {{", *indent(body, "  "), "}"])
-    items.append(lambda_text)
+    checks = _operand_checks(function, args)
+    returns = ""
+    if function.inplace:
+        receiver = args[0].name
+        parameters[0] = f"mlx::core::array& {receiver}"
+        returns = " -> mlx::core::array&"
+        computed = ["[&]() -> mlx::core::array {", *indent(body, "  "), "}()"]
+        body = [
+            f"{receiver}.overwrite_descriptor({computed[0]}",
+            *indent(computed[1:-1]),
+            f"{computed[-1]});",
+            f"return {receiver};",
+        ]
+    elif function.incomparable is not None:
+        returns = " -> std::variant<mlx::core::array, bool>"
+    lambda_text = "\n".join(
+        [f"[]({', '.join(parameters)}){returns} {{", *indent([*checks, *body], "  "), "}"]
+    )
+    items = [lambda_text]
+    if function.binding is Binding.METHOD:
+        items.append("nb::is_method()")
     kw_only = mlx_python.kw_only_index(overload)
     for i, a in enumerate(args):
         if i == kw_only:
             items.append("nb::kw_only()")
-        items.append(a.binding)
-    signature = mlx_python.signature_text(function.python_name, overload)
+        if not (method and i == 0):
+            items.append(a.binding)
+    if function.inplace:
+        items.append("nb::rv_policy::none")
+    signature = mlx_python.signature_text(function.python_name, overload, receiver=method)
     items.append(f"nb::sig({string_literal(signature)})")
-    if function.doc:
+    if function.doc and function.binding is not Binding.PROPERTY:
         items.append(string_literal(function.doc))
-    text = ",\n".join(items)
-    lines = text.split("\n")
-    receiver = submodule_variable(function.submodule)
-    return [f"  {receiver}.def(", *[f"      {line}" if line else "" for line in lines], "  );"]
+    return items
+
+
+def _operand_checks(function: BoundFunction, args: tuple[PyArgument, ...]) -> list[str]:
+    """A method's checks of its other operands, before they are converted."""
+    if not function.operation and function.incomparable is None:
+        return []
+    lines: list[str] = []
+    for a in args[1:]:
+        if a.parameter.type.alternatives != (Leaf.ARRAY_LIKE,) or a.parameter.type.optional:
+            continue
+        value = f"{a.name}{mlx_python.SUFFIX}"
+        if function.incomparable is not None:
+            result = "true" if function.incomparable else "false"
+            lines += [f"if (!opgen_mlx::is_operand({value})) {{", f"  return {result};", "}"]
+        else:
+            operation = string_literal(function.operation)
+            lines.append(f"opgen_mlx::check_operand({value}, {operation});")
+    return lines
 
 
 def submodule_variable(submodule: str) -> str:
@@ -410,7 +502,7 @@ def _body(
             lines.append(f"using namespace {own};")
         code = overload.code
         statements = _RETURN.search(code) is not None
-        if statements and overload.returns.startswith("tuple["):
+        if statements and overload.returns.startswith("tuple[array"):
             lines += ["return opgen_mlx::as_tuple([&] {", *indent(code.splitlines()), "}());"]
         elif statements:
             lines += code.splitlines()
@@ -427,7 +519,7 @@ def _body(
 
 def _returned(overload: BoundOverload, expression: str) -> str:
     """What a lambda returns of `expression`: a tuple where the signature says one."""
-    tuple_ = overload.returns.startswith("tuple[")
+    tuple_ = overload.returns.startswith("tuple[array")
     return f"opgen_mlx::as_tuple({expression})" if tuple_ else expression
 
 

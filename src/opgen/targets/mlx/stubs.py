@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from opgen.api import mlx_python
-from opgen.spec.mlx.model import BoundFunction
+from opgen.spec.mlx.model import Binding, BoundFunction
 from opgen.spec.mlx.type_mapping import DTYPE_NAMES
 from opgen.targets.mlx.library import BoundOperator
 
@@ -44,10 +44,12 @@ def stub(
     module: str = "",
 ) -> str:
     """The module's stub; with functions in submodules, it imports each from `module`."""
-    own = [f for f in functions if not f.submodule]
+    own = [f for f in functions if not f.submodule and f.binding is Binding.FUNCTION]
     submodules = sorted({f.submodule for f in functions if f.submodule})  # as isort sorts
     imports = [f"from {module} import {name} as {name}" for name in submodules]
-    return _stub(list(ops), f"MLX operators of {namespace}, bound by opgen.", comment, own, imports)
+    doc = f"MLX operators of {namespace}, bound by opgen."
+    methods = any(f.binding is not Binding.FUNCTION for f in functions)
+    return _stub(list(ops), doc, comment, own, imports, methods)
 
 
 def submodule_stub(
@@ -65,6 +67,7 @@ def _stub(
     comment: str,
     functions: Sequence[BoundFunction],
     submodule_imports: list[str],
+    array_methods: bool = False,
 ) -> str:
     names: set[str] = set()
     for op in ops:
@@ -84,6 +87,9 @@ def _stub(
                 body += [f"{head}:", f"    {docstring(function.doc)}", ""]
             else:
                 body += [f"{head}: ...", ""]
+    if array_methods:
+        doc_text = docstring("The methods, operators and properties to set on `mlx.core.array`.")
+        body += ["def array_methods() -> dict[str, object]:", f"    {doc_text}", ""]
     scalar = any("scalar" in _WORD.findall(line) for line in body if line.startswith("def "))
     if scalar:
         names.add("TypeAlias")

@@ -1,15 +1,19 @@
 """Runs one of MLX's own test files, with `mx` served by plain mlx.core or by a generated module.
 
-    python mlx_ops_runner.py TESTS_DIR OUT.json [--module NAME] [--test-file test_ops]
+    python mlx_tests_runner.py TESTS_DIR OUT.json [--module NAME] [--test-file test_ops]
 
-With `--module`, every public function of the module NAME (importable from
-the current sys.path) replaces mlx.core's function of that name in the `mx`
-the tests import; everything else is mlx.core's. The outcome of each test
-(`pass`, `fail`, `error`, `skip`) is written to OUT.json as a mapping from
-the test's id. Each test starts from the same seeds (NumPy's and `mx.random`'s, as
-served), so that both runs give a test the same inputs, and a test whose random inputs
-fail now and then fails or passes in both alike. Run in a process of its own: it
-replaces `mlx.core` in sys.modules.
+With `--module`, the module NAME (importable from the current sys.path) serves
+what it binds: each public function replaces mlx.core's function of that name in
+the `mx` the tests import, each function of a submodule (`NAME.linalg.norm`)
+mlx.core's in the submodule of that name (`mx.linalg.norm`), and the methods,
+operators and properties of `NAME.array_methods()` are set on `mx.array` for the
+run; everything else is mlx.core's. The outcome of each test (`pass`, `fail`,
+`error`, `skip`) is written to OUT.json as a mapping from the test's id, with
+what was served (`sum`, `linalg.norm`, `array.__add__`). Each test starts from
+the same seeds (NumPy's and `mx.random`'s, as served), so that both runs give a
+test the same inputs, and a test whose random inputs fail now and then fails or
+passes in both alike. Run in a process of its own: it replaces `mlx.core` in
+sys.modules and changes `mlx.core.array`.
 """
 
 from __future__ import annotations
@@ -20,25 +24,51 @@ import json
 import sys
 import types
 import unittest
-from collections.abc import Callable
+
+# What a generated module has that mlx.core has not: how to install its methods.
+OWN = frozenset({"array_methods"})
+
+
+def public(module: types.ModuleType) -> list[str]:
+    """The public functions of a module, sorted."""
+    return sorted(
+        n
+        for n in vars(module)
+        if not n.startswith("_") and n not in OWN and callable(getattr(module, n))
+    )
+
+
+def _proxy(name: str, real: types.ModuleType) -> types.ModuleType:
+    proxy = types.ModuleType(name, real.__doc__)
+    proxy.__dict__.update({k: v for k, v in vars(real).items() if k not in ("__name__", "__doc__")})
+    return proxy
 
 
 def serve(module_name: str) -> list[str]:
-    """Make `import mlx.core` give mlx.core with the module's functions; their names."""
+    """Make `import mlx.core` give mlx.core with what the module binds; what it serves."""
     import mlx
     import mlx.core as real
 
     generated = importlib.import_module(module_name)
-    names = sorted(
-        n for n in vars(generated) if not n.startswith("_") and callable(getattr(generated, n))
-    )
-    proxy = types.ModuleType("mlx.core", real.__doc__)
-    proxy.__dict__.update({k: v for k, v in vars(real).items() if k not in ("__name__", "__doc__")})
-    for name in names:
+    served = public(generated)
+    proxy = _proxy("mlx.core", real)
+    for name in served:
         setattr(proxy, name, getattr(generated, name))
+    for sub, module in sorted(vars(generated).items()):
+        if not isinstance(module, types.ModuleType):
+            continue
+        sub_proxy = _proxy(f"mlx.core.{sub}", getattr(real, sub))
+        for name in public(module):
+            setattr(sub_proxy, name, getattr(module, name))
+            served.append(f"{sub}.{name}")
+        setattr(proxy, sub, sub_proxy)
+    methods = getattr(generated, "array_methods", dict)()
+    for name, method in sorted(methods.items()):
+        setattr(real.array, name, method)
+        served.append(f"array.{name}")
     sys.modules["mlx.core"] = proxy
     mlx.core = proxy  # type: ignore[attr-defined]
-    return names
+    return served
 
 
 class _Outcomes(unittest.TextTestResult):
@@ -77,8 +107,8 @@ class _Outcomes(unittest.TextTestResult):
             self.outcomes[test.id()] = "fail"
 
 
-def main(serve: Callable[[str], list[str]] = serve) -> None:
-    """Run the test file with `mx` served by `serve(module)`; write the outcomes."""
+def main() -> None:
+    """Run the test file with `mx` served by the module, if any; write the outcomes."""
     parser = argparse.ArgumentParser()
     parser.add_argument("tests")
     parser.add_argument("out")

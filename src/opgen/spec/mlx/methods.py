@@ -1,0 +1,214 @@
+"""The methods of `array` a bound entry of the MLX dialect declares.
+
+A function entry becomes a method of the same name as well with `variants`, as
+PyTorch's spec says it (`function` and `method`, either or both); its first
+parameter is then the array (`self`):
+
+    - name: sum
+      python_signature: "sum(a: array, /, axis: ... = None, keepdims: bool = False,
+        *, stream: StreamOrDevice = None) -> array"
+      variants: [function, method]          # mx.sum(a) and a.sum()
+
+A method of a signature of its own, a property or an operator is an entry of its
+own, named `array.<name>`, whose signature takes `self` first, unannotated:
+
+    - name: array.astype
+      python_signature: "astype(self, dtype: Dtype, stream: StreamOrDevice = None) -> array"
+    - name: array.shape
+      python_signature: "shape(self) -> tuple[int, ...]"
+      property: true                        # read as `a.shape`
+      code: nb::tuple(nb::cast(self.shape()))
+    - name: array.__sub__
+      python_signature: "__sub__(self, other: scalar | array) -> array"
+      call: subtract(self, other)
+      promote: [self, other]                # MLX's weak scalars: the array's dtype
+      operation: subtraction                # a list operand: "Cannot perform subtraction
+                                            # on an mlx.core.array and list"
+      reflected: __rsub__                   # 1 - a: subtract(other, self)
+      inplace: __isub__                     # a -= 1: a's contents replaced, a returned
+
+`inplace: true` makes the entry's own method in-place. `incomparable: false`
+returns False (or True) instead of raising for an operand that is no number and
+no array (`__eq__`, `__ne__`). The generated module returns the methods from
+`array_methods()`, to be set on `mlx.core.array`.
+"""
+
+from __future__ import annotations
+
+import re
+
+from opgen.diagnostics import Location, SpecError
+from opgen.frozen import replace
+from opgen.spec.mlx.model import (
+    Binding,
+    BoundFunction,
+    BoundOverload,
+    CallArgument,
+    ParameterKind,
+)
+from opgen.spec.mlx.python_types import Leaf, PyType
+from opgen.spec.yaml.load import YamlList, YamlMap
+
+ARRAY = "array"  # the name that puts an entry on `array` (`array.sum`)
+SELF = "self"
+METHOD_KEYS = ("variants", "property", "inplace", "reflected", "operation", "incomparable")
+VARIANTS = ("function", "method")
+_OWN_KEYS = ("property", "inplace", "reflected", "operation", "incomparable")
+_DUNDER = re.compile(r"__[a-z]\w*__\Z")
+_ARRAY_TYPE = PyType((Leaf.ARRAY,), optional=False)
+_RECEIVER_TYPES = ((Leaf.ARRAY,), (Leaf.ARRAY_LIKE,))  # what a function's array may be
+_NOT_FIRST = (ParameterKind.VARIADIC, ParameterKind.KEYWORD_ONLY)
+
+
+def variants(entry: YamlMap, function: BoundFunction) -> list[BoundFunction]:
+    """The function entry's function and method, as `variants:` says (default: the
+    function alone)."""
+    for key in _OWN_KEYS:
+        if key in entry:
+            raise SpecError(
+                f"'{key}:' is for a method of its own, an entry named "
+                f"'array.{function.python_name}'",
+                entry.key_location(key),
+            )
+    if "variants" not in entry:
+        return [function]
+    written_variants = entry["variants"]
+    at = entry.value_location("variants")
+    items = (
+        [str(v) for v in written_variants]
+        if isinstance(written_variants, YamlList)
+        else [v.strip() for v in str(written_variants).split(",")]
+    )
+    if not items or any(v not in VARIANTS for v in items) or len(set(items)) < len(items):
+        raise SpecError("'variants:' lists 'function', 'method' or both", at)
+    if function.submodule and "method" in items:
+        raise SpecError(f"a function of the submodule '{function.submodule}' is no method", at)
+    out = [function] if "function" in items else []
+    if "method" in items:
+        out.append(_as_method(function, at))
+    return out
+
+
+def _as_method(function: BoundFunction, at: Location) -> BoundFunction:
+    if len(function.overloads) > 1:
+        raise SpecError("a method of 'array' has one signature", at)
+    overload = function.overloads[0]
+    first = overload.parameters[0] if overload.parameters else None
+    takes_array = first is not None and first.type.alternatives in _RECEIVER_TYPES
+    if first is None or not takes_array or first.type.optional or first.kind in _NOT_FIRST:
+        raise SpecError(
+            "a method takes the array first: the first parameter is 'array' or 'scalar | array'",
+            overload.location,
+        )
+    receiver = replace(first, type=_ARRAY_TYPE, kind=ParameterKind.POSITIONAL)
+    parameters = (receiver, *overload.parameters[1:])
+    overloads = (replace(overload, parameters=parameters),)
+    return replace(function, overloads=overloads, binding=Binding.METHOD)
+
+
+def methods(entry: YamlMap, function: BoundFunction) -> list[BoundFunction]:
+    """The method an `array.<name>` entry declares, and the ones it derives (`reflected:`,
+    `inplace:`)."""
+    if "variants" in entry:
+        raise SpecError(
+            "an entry named 'array.<name>' is a method; 'variants:' is for a function entry",
+            entry.key_location("variants"),
+        )
+    if len(function.overloads) > 1:
+        raise SpecError("a method of 'array' has one signature", entry.key_location("overloads"))
+    overload = function.overloads[0]
+    first = overload.parameters[0] if overload.parameters else None
+    if first is None or first.name != SELF or first.kind is not ParameterKind.POSITIONAL:
+        raise SpecError(
+            f"a method of 'array' takes the array first, as 'self': "
+            f"'{function.python_name}(self, ...)'",
+            overload.location,
+        )
+    operation = _string(entry, "operation")
+    incomparable = _flag(entry, "incomparable")
+    if incomparable is not None and overload.returns != "array | bool":
+        raise SpecError(
+            "'incomparable:' returns a bool where the array would be: the signature returns "
+            "'array | bool'",
+            entry.key_location("incomparable"),
+        )
+    if _flag(entry, "property"):
+        return [_property(entry, function, overload)]
+    method = replace(
+        function, binding=Binding.METHOD, operation=operation, incomparable=incomparable
+    )
+    inplace = entry.get("inplace")
+    if isinstance(inplace, bool) or inplace is None:
+        out = [replace(method, inplace=bool(inplace))]
+    else:
+        derived_name = _dunder(entry, "inplace", "__i")
+        in_place = f"inplace {operation}" if operation else ""
+        out = [method, replace(method, python_name=derived_name, inplace=True, operation=in_place)]
+    if "reflected" in entry:
+        out.append(_reflected(entry, method, overload))
+    return out
+
+
+def _property(entry: YamlMap, function: BoundFunction, overload: BoundOverload) -> BoundFunction:
+    for key in ("inplace", "reflected", "operation", "incomparable"):
+        if key in entry:
+            raise SpecError(f"a property has no '{key}:'", entry.key_location(key))
+    if len(overload.parameters) != 1:
+        raise SpecError(
+            f"a property takes 'self' alone: '{function.python_name}(self) -> ...'",
+            overload.parameters[1].location,
+        )
+    return replace(function, binding=Binding.PROPERTY)
+
+
+def _reflected(entry: YamlMap, method: BoundFunction, overload: BoundOverload) -> BoundFunction:
+    name = _dunder(entry, "reflected", "__r")
+    at = entry.value_location("reflected")
+    others = [p for p in overload.parameters[1:] if p.name != "stream"]
+    if overload.function is None or len(others) != 1:
+        raise SpecError(
+            "'reflected:' swaps 'self' and the one other operand in 'call:'; write the "
+            "reflected method as an entry of its own",
+            at,
+        )
+    other = others[0].name
+
+    def swapped(argument: CallArgument) -> CallArgument:
+        swap = {SELF: other, other: SELF}.get(argument.name, argument.name)
+        return replace(argument, name=swap)
+
+    arguments = tuple(swapped(a) for a in overload.arguments)
+    return replace(
+        method,
+        python_name=name,
+        overloads=(replace(overload, arguments=arguments),),
+        inplace=False,
+    )
+
+
+def _dunder(entry: YamlMap, key: str, prefix: str) -> str:
+    value = entry[key]
+    if not isinstance(value, str) or not _DUNDER.match(value) or not value.startswith(prefix):
+        raise SpecError(
+            f"'{key}:' names the method it derives, '{prefix}add__' and the like",
+            entry.value_location(key),
+        )
+    return value
+
+
+def _string(entry: YamlMap, key: str) -> str:
+    if key not in entry:
+        return ""
+    value = entry[key]
+    if not isinstance(value, str) or not value.strip():
+        raise SpecError(f"'{key}:' is words, as MLX's message says them", entry.value_location(key))
+    return value.strip()
+
+
+def _flag(entry: YamlMap, key: str) -> bool | None:
+    if key not in entry:
+        return None
+    value = entry[key]
+    if not isinstance(value, bool):
+        raise SpecError(f"'{key}:' is true or false", entry.value_location(key))
+    return value

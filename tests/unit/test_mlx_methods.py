@@ -1,0 +1,281 @@
+"""Methods of `array` from the MLX dialect: `variants:` and `name: array.<method>` in,
+`array_methods()` out.
+
+A function entry with `variants: [function, method]` is a method of `array` too, its
+first parameter the array; an entry named `array.<name>` is a method (or, with
+`property: true`, a property) of a signature of its own, `self` first, and derives
+the reflected and in-place operators it names (`spec/mlx/methods.py`).
+`targets/mlx/bindings.py` returns them from the module's `array_methods()`.
+examples/mlx_core binds MLX's array methods this way.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from opgen.diagnostics import SpecError
+from opgen.spec.mlx.model import Binding, MlxLibrary, ParameterKind
+from opgen.spec.mlx.reader import load_mlx_library
+from opgen.targets.mlx import bindings
+from opgen.targets.mlx.stubs import stub
+
+SPEC = """\
+- name: sum
+  python_signature: "sum(a: array, /, axis: int | None = None, *, stream: StreamOrDevice = None) -> array"
+  variants: [function, method]
+  call: sum(a, axis?)
+  doc: The sum.
+- name: array.shape
+  python_signature: "shape(self) -> tuple[int, ...]"
+  property: true
+  code: nb::tuple(nb::cast(std::vector<int>(self.shape().begin(), self.shape().end())))
+  doc: The shape.
+- name: array.__sub__
+  python_signature: "__sub__(self, other: scalar | array) -> array"
+  call: subtract(self, other)
+  promote: [self, other]
+  operation: subtraction
+  reflected: __rsub__
+  inplace: __isub__
+- name: array.__eq__
+  python_signature: "__eq__(self, other: scalar | array) -> array | bool"
+  call: equal(self, other)
+  promote: [self, other]
+  incomparable: false
+"""  # noqa: E501
+
+
+def read(tmp_path: Path, entries: str) -> MlxLibrary:
+    """The library of `entries` (YAML, dedented), module `ops` of namespace mlx::core."""
+    path = tmp_path / "spec.yaml"
+    path.write_text("- namespace: mlx::core\n  module: ops\n" + textwrap.dedent(entries))
+    return load_mlx_library(str(path), derivatives=None)
+
+
+def errors(tmp_path: Path, entries: str) -> list[str]:
+    with pytest.raises(SpecError) as caught:
+        read(tmp_path, entries)
+    located = [(d.location, d.message) for d in caught.value.diagnostics]
+    return [f"{at.line}:{at.col}: {message}" for at, message in located if at is not None]
+
+
+def test_each_entry_gives_its_function_and_methods(tmp_path: Path) -> None:
+    library = read(tmp_path, SPEC)
+    assert [
+        (f.qualified_name, f.binding.value, f.inplace, f.operation, f.incomparable)
+        for f in library.functions
+    ] == [
+        ("sum", "function", False, "", None),
+        ("array.sum", "method", False, "", None),
+        ("array.shape", "property", False, "", None),
+        ("array.__sub__", "method", False, "subtraction", None),
+        ("array.__isub__", "method", True, "inplace subtraction", None),
+        ("array.__rsub__", "method", False, "subtraction", None),
+        ("array.__eq__", "method", False, "", False),
+    ]
+
+
+def test_a_method_variant_takes_the_array_first(tmp_path: Path) -> None:
+    library = read(tmp_path, SPEC)
+    method = library.functions[1]
+    assert method.binding is Binding.METHOD
+    first = method.overloads[0].parameters[0]
+    assert (first.name, first.type.text, first.kind) == ("a", "array", ParameterKind.POSITIONAL)
+
+
+def test_array_methods_returns_them_made_anew(tmp_path: Path) -> None:
+    library = read(tmp_path, SPEC)
+    text = bindings.bindings([], library.namespace, library.module, None, "@gen", library.functions)
+    start = text.index('  m.def(\n      "array_methods"')
+    assert text[start:] == textwrap.dedent(
+        """\
+          m.def(
+              "array_methods",
+              []() {
+                nb::dict methods;
+                methods["sum"] = nb::cpp_function(
+                    [](const mlx::core::array& a, std::optional<int> axis, mlx::core::StreamOrDevice s) {
+                      if (!axis) {
+                        return mlx::core::sum(a, s);
+                      }
+                      return mlx::core::sum(a, *axis, s);
+                    },
+                    nb::is_method(),
+                    nb::arg("axis").none() = nb::none(),
+                    nb::kw_only(),
+                    nb::arg("stream") = nb::none(),
+                    nb::sig("def sum(self, axis: int | None = None, *, stream: StreamOrDevice = None) -> array"),
+                    "The sum."
+                );
+                methods["shape"] = nb::module_::import_("builtins").attr("property")(
+                    nb::cpp_function(
+                        [](const mlx::core::array& self) {
+                          using namespace mlx::core;
+                          return nb::tuple(nb::cast(std::vector<int>(self.shape().begin(), self.shape().end())));
+                        },
+                        nb::sig("def shape(self) -> tuple[int, ...]")
+                    ),
+                    nb::none(),
+                    nb::none(),
+                    "The shape.");
+                methods["__sub__"] = nb::cpp_function(
+                    [](const mlx::core::array& self, const opgen_mlx::ScalarOrArray& other_py) {
+                      opgen_mlx::check_operand(other_py, "subtraction");
+                      const std::optional<mlx::core::Dtype> promoted_dtype = opgen_mlx::promoted_dtype(self, other_py);
+                      const opgen_mlx::ArrayArgument other_array(other_py, promoted_dtype);
+                      const mlx::core::array& other = other_array;
+                      return mlx::core::subtract(self, other);
+                    },
+                    nb::is_method(),
+                    nb::arg("other"),
+                    nb::sig("def __sub__(self, other: scalar | array) -> array")
+                );
+                methods["__isub__"] = nb::cpp_function(
+                    [](mlx::core::array& self, const opgen_mlx::ScalarOrArray& other_py) -> mlx::core::array& {
+                      opgen_mlx::check_operand(other_py, "inplace subtraction");
+                      self.overwrite_descriptor([&]() -> mlx::core::array {
+                          const std::optional<mlx::core::Dtype> promoted_dtype = opgen_mlx::promoted_dtype(self, other_py);
+                          const opgen_mlx::ArrayArgument other_array(other_py, promoted_dtype);
+                          const mlx::core::array& other = other_array;
+                          return mlx::core::subtract(self, other);
+                      }());
+                      return self;
+                    },
+                    nb::is_method(),
+                    nb::arg("other"),
+                    nb::rv_policy::none,
+                    nb::sig("def __isub__(self, other: scalar | array) -> array")
+                );
+                methods["__rsub__"] = nb::cpp_function(
+                    [](const mlx::core::array& self, const opgen_mlx::ScalarOrArray& other_py) {
+                      opgen_mlx::check_operand(other_py, "subtraction");
+                      const std::optional<mlx::core::Dtype> promoted_dtype = opgen_mlx::promoted_dtype(self, other_py);
+                      const opgen_mlx::ArrayArgument other_array(other_py, promoted_dtype);
+                      const mlx::core::array& other = other_array;
+                      return mlx::core::subtract(other, self);
+                    },
+                    nb::is_method(),
+                    nb::arg("other"),
+                    nb::sig("def __rsub__(self, other: scalar | array) -> array")
+                );
+                methods["__eq__"] = nb::cpp_function(
+                    [](const mlx::core::array& self, const opgen_mlx::ScalarOrArray& other_py) -> std::variant<mlx::core::array, bool> {
+                      if (!opgen_mlx::is_operand(other_py)) {
+                        return false;
+                      }
+                      const std::optional<mlx::core::Dtype> promoted_dtype = opgen_mlx::promoted_dtype(self, other_py);
+                      const opgen_mlx::ArrayArgument other_array(other_py, promoted_dtype);
+                      const mlx::core::array& other = other_array;
+                      return mlx::core::equal(self, other);
+                    },
+                    nb::is_method(),
+                    nb::arg("other"),
+                    nb::sig("def __eq__(self, other: scalar | array) -> array | bool")
+                );
+                return methods;
+              },
+              nb::sig("def array_methods() -> dict[str, object]"),
+              "The methods, operators and properties this module binds on `mlx.core.array`, by attribute name, to be set on the class: `for name, value in array_methods().items(): setattr(mlx.core.array, name, value)`.");
+        }
+        """  # noqa: E501
+    )
+
+
+def test_the_stub_has_the_functions_and_array_methods(tmp_path: Path) -> None:
+    library = read(tmp_path, SPEC)
+    text = stub([], library.namespace, "@gen", library.functions, library.module)
+    assert text[text.index("def ") :] == textwrap.dedent(
+        '''\
+        def sum(a: array, /, axis: int | None = None, *, stream: StreamOrDevice = None) -> array:
+            """The sum."""
+
+        def array_methods() -> dict[str, object]:
+            """The methods, operators and properties to set on `mlx.core.array`."""
+        '''
+    )
+
+
+METHOD = '  python_signature: "f(self, other: array) -> array"\n'
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        (
+            '- name: f\n  python_signature: "f(a: array) -> array"\n  variants: [method, mehtod]\n',
+            "5:13: 'variants:' lists 'function', 'method' or both",
+        ),
+        (
+            '- name: linalg.f\n  python_signature: "f(a: array) -> array"\n  variants: method\n',
+            "5:13: a function of the submodule 'linalg' is no method",
+        ),
+        (
+            '- name: f\n  python_signature: "f(shape: Shape) -> array"\n  variants: method\n',
+            "4:22: a method takes the array first: the first parameter is 'array' or "
+            "'scalar | array'",
+        ),
+        (
+            '- name: f\n  python_signature: "f(a: array) -> array"\n  inplace: __if__\n',
+            "5:3: 'inplace:' is for a method of its own, an entry named 'array.f'",
+        ),
+        (
+            "- name: f\n  variants: [function, method]\n  overloads:\n"
+            '    - python_signature: "f(a: array) -> array"\n'
+            '    - python_signature: "f(a: array, b: int) -> array"\n',
+            "4:13: a method of 'array' has one signature",
+        ),
+        (
+            '- name: array.f\n  python_signature: "f(a: array) -> array"\n',
+            "4:22: a method of 'array' takes the array first, as 'self': 'f(self, ...)'",
+        ),
+        (
+            '- name: array.f\n  python_signature: "f(self) -> array"\n  variants: method\n',
+            "5:3: an entry named 'array.<name>' is a method; 'variants:' is for a function entry",
+        ),
+        (
+            f"- name: array.f\n{METHOD}  property: true\n",
+            "4:30: a property takes 'self' alone: 'f(self) -> ...'",
+        ),
+        (
+            f"- name: array.f\n{METHOD}  property: 1\n",
+            "5:13: 'property:' is true or false",
+        ),
+        (
+            f"- name: array.f\n{METHOD}  code: add(self, other)\n  reflected: __rf__\n",
+            "6:14: 'reflected:' swaps 'self' and the one other operand in 'call:'; write "
+            "the reflected method as an entry of its own",
+        ),
+        (
+            f"- name: array.f\n{METHOD}  reflected: __radd\n",
+            "5:14: 'reflected:' names the method it derives, '__radd__' and the like",
+        ),
+        (
+            f"- name: array.f\n{METHOD}  inplace: __add__\n",
+            "5:12: 'inplace:' names the method it derives, '__iadd__' and the like",
+        ),
+        (
+            f"- name: array.f\n{METHOD}  incomparable: false\n",
+            "5:3: 'incomparable:' returns a bool where the array would be: the signature "
+            "returns 'array | bool'",
+        ),
+    ],
+)
+def test_method_mistakes_are_located(tmp_path: Path, entry: str, message: str) -> None:
+    assert errors(tmp_path, entry) == [message]
+
+
+def test_a_method_twice(tmp_path: Path) -> None:
+    entries = """\
+    - name: sum
+      python_signature: "sum(a: array) -> array"
+      variants: [function, method]
+    - name: array.sum
+      python_signature: "sum(self) -> array"
+    """
+    assert errors(tmp_path, entries) == [
+        "6:3: a second function 'array.sum' (the first is on line 3); write several "
+        "signatures of one name as 'overloads:'"
+    ]
