@@ -5,16 +5,19 @@ Two modules, each built as `opgen mlx` builds every extension (its generated
 
 - `mlxbench`, an extension: a tiny spec whose composite operators' `_impl`s
   just call `mlx::core::add`, `multiply`, `exp` and `sum(a, axes, keepdims)`;
-- `mlxbound`, bound functions: the entries of `add`, `multiply`, `exp` and
-  `sum` of examples/mlx_core/mlx_core.yaml, as they are there (array or
-  Python scalar arguments with MLX's weak scalars, `int | Sequence[int] |
-  None` axes).
+- `mlxbound`, bound functions: the entries of `add`, `multiply`, `exp`,
+  `sum`, `linalg.norm`, `array.reshape` and `array.__add__` of
+  examples/mlx_core/mlx_core.yaml, as they are there (array or Python scalar
+  arguments with MLX's weak scalars, `int | Sequence[int] | None` axes, `sum`
+  a method too, `__add__` with its reflected and in-place forms).
 
 Each generated function is timed against MLX's own binding of the same
 operation (`mx.add`, ...) on small arrays: array arguments, a scalar argument
-(`add(a, 1.0)`), a reduction over an int axis and over a tuple of axes. The
-calls only build graph nodes (nothing is evaluated), so what differs is the
-binding: argument conversion, defaults, the stream.
+(`add(a, 1.0)`), a reduction over an int axis and over a tuple of axes. Each
+method is timed as users call it (`a.sum()`, `a + 1.0`), with the generated
+methods set on `mx.array` for one chunk of calls and MLX's own for the next.
+The calls only build graph nodes (nothing is evaluated), so what differs is
+the binding: argument conversion, defaults, the stream.
 
 The two statements of a pair alternate within each round; the report gives
 the median time per call and the median of the per-round ratios (goal: at
@@ -79,7 +82,7 @@ opgen_add_mlxbound_module(mlxbound)
 """
 CHUNK = 1000  # calls of one statement before the other's, within a round
 CORE_SPEC = Path(__file__).parents[1] / "examples" / "mlx_core" / "mlx_core.yaml"
-BOUND = ("add", "multiply", "exp", "sum")
+BOUND = ("add", "multiply", "exp", "sum", "linalg.norm", "array.reshape", "array.__add__")
 PAIRS = {  # label: (opgen's statement, MLX's statement)
     "add(a, b)": ("ob.add(a, b)", "mx.add(a, b)"),
     "multiply(a, b)": ("ob.multiply(a, b)", "mx.multiply(a, b)"),
@@ -95,6 +98,15 @@ BOUND_PAIRS = {  # label: (the bound function's statement, MLX's statement)
     "sum(a, 1)": ("bd.sum(a, 1)", "mx.sum(a, 1)"),
     "sum(a, (0, 1))": ("bd.sum(a, (0, 1))", "mx.sum(a, (0, 1))"),
     "sum(a)": ("bd.sum(a)", "mx.sum(a)"),
+    "linalg.norm(a)": ("bd.linalg.norm(a)", "mx.linalg.norm(a)"),
+}
+# label: the statement, run with the generated methods set on mx.array, then with MLX's
+METHODS = {
+    s: (s, s)
+    for s in [
+        *("a.sum()", "a.sum(axis=1)", "a.reshape(2, 8)", "a.reshape((16,))"),
+        *("a + b", "a + 1.0", "1.0 + a"),
+    ]
 }
 
 
@@ -120,18 +132,36 @@ def build(source: Path, build_dir: Path) -> Path:
     return build_dir
 
 
-def timings(statements: tuple[str, str], runs: int, number: int) -> list[tuple[float, float]]:
-    """Seconds per call of both statements, in `runs` rounds of `number` calls each.
+SETUP = """\
+import mlx.core as mx, mlxbench as ob, mlxbound as bd
+a = mx.ones((4, 4))
+b = mx.ones((4, 4))
+generated = bd.array_methods()
+theirs = {name: vars(mx.array)[name] for name in generated}
+
+def install(methods):
+    for name, method in methods.items():
+        setattr(mx.array, name, method)
+"""
+
+
+def timings(
+    statements: tuple[str, str], runs: int, number: int, setups: tuple[str, str] = ("", "")
+) -> list[tuple[float, float]]:
+    """Seconds per call of both statements, in `runs` rounds of `number` calls each, each
+    chunk of calls after its setup.
 
     Within a round the two alternate in chunks of CHUNK calls, so that a drift of the
     machine's speed (other load, frequency) falls on both alike.
     """
     env: dict[str, object] = {}
-    setup = "import mlx.core as mx, mlxbench as ob, mlxbound as bd"
-    exec(f"{setup}\na = mx.ones((4, 4))\nb = mx.ones((4, 4))", env)
-    for statement in statements:  # warm up, and check that both work
-        exec(statement, env)
-    timers = [timeit.Timer(s, globals=env) for s in statements]
+    exec(SETUP, env)
+    for statement, setup in zip(statements, setups, strict=True):  # warm up, check both
+        exec(f"{setup}\n{statement}", env)
+    timers = [
+        timeit.Timer(s, setup=setup or "pass", globals=env)
+        for s, setup in zip(statements, setups, strict=True)
+    ]
     chunks = max(number // CHUNK, 1)
     rounds = []
     for i in range(runs):
@@ -155,14 +185,16 @@ def main() -> int:
         root = Path(args.build_dir or tmp)
         sys.path.insert(0, str(build(root / "source", root / "build")))
         print(f"median per call, {args.runs} x {args.number} calls, 4x4 float32 arrays")
-        for title, pairs, goal in (
-            ("extension operators (mlxbench)", PAIRS, 1.05),
-            ("bound functions of examples/mlx_core (mlxbound)", BOUND_PAIRS, 1.0),
+        install = ("install(generated)", "install(theirs)")
+        for title, pairs, goal, setups in (
+            ("extension operators (mlxbench)", PAIRS, 1.05, ("", "")),
+            ("bound functions of examples/mlx_core (mlxbound)", BOUND_PAIRS, 1.0, ("", "")),
+            ("methods of examples/mlx_core (mlxbound), set on mx.array", METHODS, 1.0, install),
         ):
             print(title)
             worst = 0.0
             for label, statements in pairs.items():
-                rounds = timings(statements, args.runs, args.number)
+                rounds = timings(statements, args.runs, args.number, setups)
                 ours = statistics.median(r[0] for r in rounds) * 1e9
                 theirs = statistics.median(r[1] for r in rounds) * 1e9
                 ratio = statistics.median(r[0] / r[1] for r in rounds)
