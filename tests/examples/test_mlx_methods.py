@@ -14,18 +14,25 @@ compared with MLX's own of the same name. Then:
 - each named method gives MLX's result for the calls below.
 
 MLX's own test files run with the methods set on `mlx.core.array`: test_mlx_core.py.
+And a small mlx.nn model (`mlx_nn_training.py`) trains to the same losses with mlx.core
+served by the module as with plain mlx.core.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable
+from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import mlx.core as mx
 import numpy as np
 import pytest
-from tests.examples.test_mlx_core import built, core, parameters  # noqa: F401 (fixtures)
+from tests.examples.test_mlx_core import MODULE, built, core, parameters  # noqa: F401 (fixtures)
 
 # What MLX binds on `array` and the spec leaves hand-written (with the reasons in it).
 HAND_WRITTEN = {
@@ -275,3 +282,21 @@ def test_every_named_method_is_called_above(core: ModuleType) -> None:  # noqa: 
         if not isinstance(v, property) and not n.startswith("__")
     }
     assert named - {name for name, _, _ in CALLS} == set()
+
+
+def test_mlx_nn_trains_alike_on_the_module(built: Path) -> None:  # noqa: F811
+    script = Path(__file__).with_name("mlx_nn_training.py")
+
+    def run(*module: str) -> dict[str, list[Any]]:
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(built), str(script.parent)]))
+        done = subprocess.run(
+            [sys.executable, str(script), *module], capture_output=True, text=True, env=env
+        )
+        assert done.returncode == 0, done.stderr
+        found: dict[str, list[Any]] = json.loads(done.stdout)
+        return found
+
+    plain, served = run(), run("--module", MODULE)
+    assert plain["losses"][-1] < plain["losses"][0]  # it trains
+    assert {"matmul", "fast.layer_norm", "array.__matmul__"} <= set(served["served"])
+    assert served["losses"] == plain["losses"]
