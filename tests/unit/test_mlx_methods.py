@@ -95,6 +95,8 @@ def test_array_methods_returns_them_made_anew(tmp_path: Path) -> None:
           m.def(
               "array_methods",
               []() {
+                nb::object holder = nb::module_::import_("builtins").attr("type")(
+                    "array", nb::make_tuple(), nb::dict());
                 nb::dict methods;
                 methods["sum"] = nb::cpp_function(
                     [](const mlx::core::array& a, std::optional<int> axis, mlx::core::StreamOrDevice s) {
@@ -104,6 +106,8 @@ def test_array_methods_returns_them_made_anew(tmp_path: Path) -> None:
                       return mlx::core::sum(a, *axis, s);
                     },
                     nb::is_method(),
+                    nb::scope(holder),
+                    nb::name("sum"),
                     nb::arg("axis").none() = nb::none(),
                     nb::kw_only(),
                     nb::arg("stream") = nb::none(),
@@ -130,6 +134,8 @@ def test_array_methods_returns_them_made_anew(tmp_path: Path) -> None:
                       return mlx::core::subtract(self, other);
                     },
                     nb::is_method(),
+                    nb::scope(holder),
+                    nb::name("__sub__"),
                     nb::arg("other"),
                     nb::sig("def __sub__(self, other: scalar | array) -> array")
                 );
@@ -145,6 +151,8 @@ def test_array_methods_returns_them_made_anew(tmp_path: Path) -> None:
                       return self;
                     },
                     nb::is_method(),
+                    nb::scope(holder),
+                    nb::name("__isub__"),
                     nb::arg("other"),
                     nb::rv_policy::none,
                     nb::sig("def __isub__(self, other: scalar | array) -> array")
@@ -158,6 +166,8 @@ def test_array_methods_returns_them_made_anew(tmp_path: Path) -> None:
                       return mlx::core::subtract(other, self);
                     },
                     nb::is_method(),
+                    nb::scope(holder),
+                    nb::name("__rsub__"),
                     nb::arg("other"),
                     nb::sig("def __rsub__(self, other: scalar | array) -> array")
                 );
@@ -172,6 +182,8 @@ def test_array_methods_returns_them_made_anew(tmp_path: Path) -> None:
                       return mlx::core::equal(self, other);
                     },
                     nb::is_method(),
+                    nb::scope(holder),
+                    nb::name("__eq__"),
                     nb::arg("other"),
                     nb::sig("def __eq__(self, other: scalar | array) -> array | bool")
                 );
@@ -222,10 +234,10 @@ METHOD = '  python_signature: "f(self, other: array) -> array"\n'
             "5:3: 'inplace:' is for a method of its own, an entry named 'array.f'",
         ),
         (
-            "- name: f\n  variants: [function, method]\n  overloads:\n"
-            '    - python_signature: "f(a: array) -> array"\n'
-            '    - python_signature: "f(a: array, b: int) -> array"\n',
-            "4:13: a method of 'array' has one signature",
+            "- name: array.f\n  overloads:\n"
+            '    - python_signature: "f(self) -> array"\n'
+            '    - python_signature: "f(self, b: int) -> array"\n',
+            "4:3: a method of 'array' has one signature",
         ),
         (
             '- name: array.f\n  python_signature: "f(a: array) -> array"\n',
@@ -279,3 +291,27 @@ def test_a_method_twice(tmp_path: Path) -> None:
         "6:3: a second function 'array.sum' (the first is on line 3); write several "
         "signatures of one name as 'overloads:'"
     ]
+
+
+def test_the_spec_language_says_variants_as_pytorch_does(tmp_path: Path) -> None:
+    path = tmp_path / "spec.yaml"
+    path.write_text(
+        textwrap.dedent(
+            """\
+            - namespace: mlx::core
+              module: ops
+            - func: mlx::core::sum(Tensor a, bool keepdims=False) -> Tensor
+              call: sum(a, keepdims)
+              variants: function, method
+            - func: mlx::core::sum.axis(Tensor a, int axis, bool keepdims=False) -> Tensor
+              call: sum(a, axis, keepdims)
+            """
+        )
+    )
+    library = load_mlx_library(str(path), derivatives=None)
+    assert [(f.qualified_name, len(f.overloads)) for f in library.functions] == [
+        ("sum", 2),
+        ("array.sum", 2),
+    ]
+    text = bindings.bindings([], library.namespace, library.module, None, "@gen", library.functions)
+    assert text.count('methods["sum"] = nb::cpp_function(') == 2  # chained in the holder

@@ -25,7 +25,9 @@ a triple). Returns: `Tensor`, `Tensor[]`, several `Tensor`s, `bool`, `int`,
 `()`. Every function takes MLX's keyword-only `stream`; `positional_only:`
 lists its first arguments that Python takes by position only, and `variadic:`
 names a `Tensor[]` argument that Python takes as `*arrays` (the arguments
-after it keyword-only).
+after it keyword-only). `variants: function, method` (PyTorch's key) makes the
+function a method of `array` too, its first argument the array
+(`spec.mlx.methods`); one entry of a name saying so says it for all.
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ from opgen.spec.yaml.load import YamlList, YamlMap
 from opgen.spec.yaml.located import written
 
 FUNC = "func"
-BOUND_SPEC_KEYS = ("call", "code", "promote", "positional_only", "variadic")
+BOUND_SPEC_KEYS = ("call", "code", "promote", "positional_only", "variadic", "variants")
 _TYPES: Mapping[str, tuple[Leaf, bool]] = {
     "Tensor": (Leaf.ARRAY, False),
     "Tensor?": (Leaf.ARRAY, True),

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import re
 
-from opgen.diagnostics import Location, SpecError
+from opgen.diagnostics import SpecError
 from opgen.frozen import replace
 from opgen.spec.mlx.model import (
     Binding,
@@ -85,25 +85,24 @@ def variants(entry: YamlMap, function: BoundFunction) -> list[BoundFunction]:
         raise SpecError(f"a function of the submodule '{function.submodule}' is no method", at)
     out = [function] if "function" in items else []
     if "method" in items:
-        out.append(_as_method(function, at))
+        out.append(_as_method(function))
     return out
 
 
-def _as_method(function: BoundFunction, at: Location) -> BoundFunction:
-    if len(function.overloads) > 1:
-        raise SpecError("a method of 'array' has one signature", at)
-    overload = function.overloads[0]
-    first = overload.parameters[0] if overload.parameters else None
-    takes_array = first is not None and first.type.alternatives in _RECEIVER_TYPES
-    if first is None or not takes_array or first.type.optional or first.kind in _NOT_FIRST:
-        raise SpecError(
-            "a method takes the array first: the first parameter is 'array' or 'scalar | array'",
-            overload.location,
-        )
-    receiver = replace(first, type=_ARRAY_TYPE, kind=ParameterKind.POSITIONAL)
-    parameters = (receiver, *overload.parameters[1:])
-    overloads = (replace(overload, parameters=parameters),)
-    return replace(function, overloads=overloads, binding=Binding.METHOD)
+def _as_method(function: BoundFunction) -> BoundFunction:
+    overloads = []
+    for overload in function.overloads:
+        first = overload.parameters[0] if overload.parameters else None
+        takes_array = first is not None and first.type.alternatives in _RECEIVER_TYPES
+        if first is None or not takes_array or first.type.optional or first.kind in _NOT_FIRST:
+            raise SpecError(
+                "a method takes the array first: the first parameter is 'array' or "
+                "'scalar | array'",
+                overload.location,
+            )
+        receiver = replace(first, type=_ARRAY_TYPE, kind=ParameterKind.POSITIONAL)
+        overloads.append(replace(overload, parameters=(receiver, *overload.parameters[1:])))
+    return replace(function, overloads=tuple(overloads), binding=Binding.METHOD)
 
 
 def methods(entry: YamlMap, function: BoundFunction) -> list[BoundFunction]:

@@ -43,12 +43,14 @@ from opgen.spec.mlx.derivatives import (
     load_mlx_derivatives,
     match_derivatives,
 )
+from opgen.spec.mlx.methods import variants
 from opgen.spec.mlx.mlx_entry import MLX_KEYS, entry_name, read_mlx_entry
 from opgen.spec.mlx.mlx_headers import mlx_names
 from opgen.spec.mlx.model import BoundFunction, MlxLibrary
 from opgen.spec.mlx.operators import (
     SHARED_KEYS,
     ReadOperator,
+    SharedKeys,
     build_operator,
     formula_problems,
     grad_problems,
@@ -111,7 +113,7 @@ class _Reader:
         dialect = self._dialect(entries)
         ops: list[ReadOperator] = []
         functions: list[BoundFunction] = []
-        spec_bounds: list[tuple[SpecBound, str | None, str]] = []
+        spec_bounds: list[tuple[SpecBound, SharedKeys, YamlMap]] = []
         namespaces: list[tuple[str, Location]] = []
         for entry in entries:
             try:
@@ -120,7 +122,7 @@ class _Reader:
                 if dialect == FUNC and is_bound_spec(entry):
                     bound = read_bound_spec_entry(entry)
                     namespaces.append((bound.namespace, bound.namespace_location))
-                    spec_bounds.append((bound, keys.python_name, keys.doc))
+                    spec_bounds.append((bound, keys, entry))
                     continue
                 if dialect == FUNC:
                     namespace, at, op = read_spec_entry(entry, keys)
@@ -136,7 +138,10 @@ class _Reader:
             except SpecError as e:
                 self.errors.extend(e.diagnostics)
         self._raise()
-        functions += _grouped(spec_bounds)
+        try:
+            functions += _grouped(spec_bounds)
+        except SpecError as e:
+            self.errors.extend(e.diagnostics)
         namespace = self._namespace(settings, namespaces, generates_code=bool(ops))
         module = self._module(settings, namespace)
         self._raise()
@@ -397,18 +402,20 @@ class _Reader:
             self.errors.extend(formula_problems(op, mlx, namespace, operators))
 
 
-def _grouped(bounds: Sequence[tuple[SpecBound, str | None, str]]) -> list[BoundFunction]:
+def _grouped(bounds: Sequence[tuple[SpecBound, SharedKeys, YamlMap]]) -> list[BoundFunction]:
     """Entries of the spec language's bound functions, one function per name, its
-    overloads in the order written."""
-    by_name: dict[str, list[tuple[SpecBound, str | None, str]]] = {}
+    overloads in the order written (and its method, if an entry says `variants:`)."""
+    by_name: dict[str, list[tuple[SpecBound, SharedKeys, YamlMap]]] = {}
     for item in bounds:
         by_name.setdefault(item[0].name, []).append(item)
     functions = []
     for name, items in by_name.items():
-        python_name = next((p for _, p, _ in items if p), name)
-        doc = next((d for _, _, d in items if d), "")
+        python_name = next((k.python_name for _, k, _ in items if k.python_name), name)
+        doc = next((k.doc for _, k, _ in items if k.doc), "")
         overloads = tuple(b.overload for b, _, _ in items)
-        functions.append(BoundFunction(python_name, overloads, doc, items[0][0].location))
+        function = BoundFunction(python_name, overloads, doc, items[0][0].location)
+        entry = next((e for _, _, e in items if "variants" in e), items[0][2])
+        functions += variants(entry, function)
     return functions
 
 

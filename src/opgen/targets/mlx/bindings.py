@@ -74,8 +74,14 @@ def bindings(
 
 
 def _array_methods(methods: Sequence[BoundFunction], namespace: str) -> list[str]:
-    """`array_methods()`, which makes the methods and properties anew at each call."""
-    body = ["nb::dict methods;"]
+    """`array_methods()`, which makes the methods and properties anew at each call, the
+    methods in a class of its own (`array`), where nanobind chains a method's overloads and
+    names it (`array.sum`)."""
+    body = [
+        'nb::object holder = nb::module_::import_("builtins").attr("type")(',
+        '    "array", nb::make_tuple(), nb::dict());',
+        "nb::dict methods;",
+    ]
     for method in methods:
         body += bound.method_definition(method, namespace)
     body.append("return methods;")

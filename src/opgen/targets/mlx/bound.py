@@ -399,20 +399,30 @@ def definition(function: BoundFunction, overload: BoundOverload, namespace: str)
 
 
 def method_definition(function: BoundFunction, namespace: str) -> list[str]:
-    """The statement of `array_methods()` that puts a method or property into `methods`."""
-    items = _items(function, function.overloads[0], namespace)
+    """The statements of `array_methods()` that put a method or property into `methods`: one
+    per overload, each chained to the ones before."""
     name = string_literal(function.python_name)
-    if function.binding is Binding.PROPERTY:
+    if function.binding is Binding.METHOD:
         return [
-            f'methods[{name}] = nb::module_::import_("builtins").attr("property")(',
-            "    nb::cpp_function(",
-            *_arguments_lines(items, "        "),
-            "    ),",
-            "    nb::none(),",
-            "    nb::none(),",
-            f"    {string_literal(function.doc)});",
+            line
+            for overload in function.overloads
+            for line in (
+                f"methods[{name}] = nb::cpp_function(",
+                *_arguments_lines(_items(function, overload, namespace), "    "),
+                ");",
+            )
         ]
-    return [f"methods[{name}] = nb::cpp_function(", *_arguments_lines(items, "    "), ");"]
+    assert function.binding is Binding.PROPERTY, function.binding
+    getter = _items(function, function.overloads[0], namespace)
+    return [
+        f'methods[{name}] = nb::module_::import_("builtins").attr("property")(',
+        "    nb::cpp_function(",
+        *_arguments_lines(getter, "        "),
+        "    ),",
+        "    nb::none(),",
+        "    nb::none(),",
+        f"    {string_literal(function.doc)});",
+    ]
 
 
 def _arguments_lines(items: list[str], by: str = "      ") -> list[str]:
@@ -445,8 +455,9 @@ def _items(function: BoundFunction, overload: BoundOverload, namespace: str) -> 
         [f"[]({', '.join(parameters)}){returns} {{", *indent([*checks, *body], "  "), "}"]
     )
     items = [lambda_text]
-    if function.binding is Binding.METHOD:
-        items.append("nb::is_method()")
+    if function.binding is Binding.METHOD:  # its overloads chain in the holder class
+        name = string_literal(function.python_name)
+        items += ["nb::is_method()", "nb::scope(holder)", f"nb::name({name})"]
     kw_only = mlx_python.kw_only_index(overload)
     for i, a in enumerate(args):
         if i == kw_only:
