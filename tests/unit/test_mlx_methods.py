@@ -11,13 +11,16 @@ examples/mlx_core binds MLX's array methods this way.
 
 from __future__ import annotations
 
+import io
+import json
 import textwrap
 from pathlib import Path
 
 import pytest
 
+from opgen.cli import main
 from opgen.diagnostics import SpecError
-from opgen.spec.mlx.model import Binding, MlxLibrary, ParameterKind
+from opgen.spec.mlx.model import BoundAs, MlxLibrary, ParameterKind
 from opgen.spec.mlx.reader import load_mlx_library
 from opgen.targets.mlx import bindings
 from opgen.targets.mlx.stubs import stub
@@ -65,7 +68,7 @@ def errors(tmp_path: Path, entries: str) -> list[str]:
 def test_each_entry_gives_its_function_and_methods(tmp_path: Path) -> None:
     library = read(tmp_path, SPEC)
     assert [
-        (f.qualified_name, f.binding.value, f.inplace, f.operation, f.incomparable)
+        (f.qualified_name, f.bound_as.value, f.inplace, f.operation, f.incomparable)
         for f in library.functions
     ] == [
         ("sum", "function", False, "", None),
@@ -81,7 +84,7 @@ def test_each_entry_gives_its_function_and_methods(tmp_path: Path) -> None:
 def test_a_method_variant_takes_the_array_first(tmp_path: Path) -> None:
     library = read(tmp_path, SPEC)
     method = library.functions[1]
-    assert method.binding is Binding.METHOD
+    assert method.bound_as is BoundAs.METHOD
     first = method.overloads[0].parameters[0]
     assert (first.name, first.type.text, first.kind) == ("a", "array", ParameterKind.POSITIONAL)
 
@@ -315,3 +318,46 @@ def test_the_spec_language_says_variants_as_pytorch_does(tmp_path: Path) -> None
     ]
     text = bindings.bindings([], library.namespace, library.module, None, "@gen", library.functions)
     assert text.count('methods["sum"] = nb::cpp_function(') == 2  # chained in the holder
+
+
+TOOLS_SPEC = """\
+- namespace: mlx::core
+  module: ops
+- name: split
+  python_signature: "split(a: array, indices_or_sections: int, axis: int = 0) -> list[array]"
+  variants: [function, method]
+- name: random.split
+  python_signature: "split(key: array, num: int = 2) -> array"
+- name: array.shape
+  python_signature: "shape(self) -> tuple[int, ...]"
+  property: true
+  code: nb::tuple(nb::cast(std::vector<int>(self.shape().begin(), self.shape().end())))
+"""
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    status = main(list(argv), out, err)
+    return status, out.getvalue(), err.getvalue()
+
+
+def test_the_tools_tell_functions_submodules_and_methods_apart(tmp_path: Path) -> None:
+    old, new = tmp_path / "old.yaml", tmp_path / "new.yaml"
+    old.write_text(TOOLS_SPEC)
+    new.write_text(TOOLS_SPEC.replace("axis: int = 0", "axis: int = 1"))
+    assert run("check", "--mlx", str(old)) == (
+        0,
+        f"{old}: ok: 0 operators, 2 bound functions, 2 methods of array\n",
+        "",
+    )
+    _, out, _ = run("dump", "--mlx", str(old))
+    records = [json.loads(line) for line in out.splitlines()]
+    assert [(r["name"], r["kind"]) for r in records] == [
+        ("split", "bound"),
+        ("array.split", "method"),
+        ("random.split", "bound"),
+        ("array.shape", "property"),
+    ]
+    _, out, _ = run("diff", "--mlx", str(old), str(new), "--format", "json")
+    changed = [json.loads(line)["name"] for line in out.splitlines()]
+    assert changed == ["mlx::core::split", "mlx::core::array.split"]

@@ -40,7 +40,13 @@ from __future__ import annotations
 
 from opgen.api.cpp_literals import cpp_string
 from opgen.frozen import frozen
-from opgen.spec.mlx.model import BoundOverload, ParameterKind, PyParameter
+from opgen.spec.mlx.model import (
+    BoundAs,
+    BoundFunction,
+    BoundOverload,
+    ParameterKind,
+    PyParameter,
+)
 from opgen.spec.mlx.python_types import Leaf, PyDefault, PyType, dtype_name
 
 ARRAY = "mlx::core::array"
@@ -244,6 +250,12 @@ def signature_text(name: str, overload: BoundOverload, receiver: bool = False) -
     if parameters and parameters[-1].kind is ParameterKind.POSITIONAL_ONLY:
         pieces.append("/")
     return f"def {name}({', '.join(pieces)}) -> {overload.returns}"
+
+
+def signature_texts(function: BoundFunction) -> list[str]:
+    """The signature of each overload of a bound function, a method's with `self`."""
+    receiver = function.bound_as is not BoundAs.FUNCTION
+    return [signature_text(function.python_name, o, receiver) for o in function.overloads]
 
 
 def kw_only_index(overload: BoundOverload) -> int | None:

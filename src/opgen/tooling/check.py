@@ -225,15 +225,15 @@ def _usage_problem(args: argparse.Namespace, dialect: Dialect) -> str | None:
 def _check_mlx(args: argparse.Namespace, out: TextIO) -> int:
     """Read an MLX spec with all its checks; its errors propagate to `main`."""
     from opgen.spec.mlx.derivatives import Derivatives
+    from opgen.spec.mlx.model import bound_counts
     from opgen.spec.mlx.reader import load_mlx_library
 
     path = args.native_yaml
     derivatives = None if args.no_derivatives else args.derivatives or Derivatives.BESIDE_SPEC
     library = read_as("mlx", path, "check", lambda: load_mlx_library(path, derivatives=derivatives))
     args.retain(library)
-    count = len(library.functions)
-    bound = f", {counted(count, 'bound function')}" if count else ""
-    out.write(f"{path}: ok: {counted(len(library.operators), 'operator')}{bound}\n")
+    out.write(f"{path}: ok: {counted(len(library.operators), 'operator')}")
+    out.write(f"{bound_counts(library)}\n")
     return 0
 
 

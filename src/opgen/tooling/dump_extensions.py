@@ -13,7 +13,8 @@ with the fields that apply to the dialect:
   `kind` (`composite` or `primitive`), `dispatch` (`cpu`/`gpu` to the kernel), `shape`,
   `gradients` (the arguments with a gradient formula, from `grad:` or the derivatives
   file beside the spec), `doc` and `line`; a bound function (existing C++ under MLX's
-  Python conventions): `name`, `namespace`, `python_name`, `kind` (`bound`), `calls` (the
+  Python conventions): `name` (qualified: `linalg.norm`, `array.sum`), `namespace`,
+  `python_name`, `kind` (`bound`, or `method` and `property` of `array`), `calls` (the
   C++ each overload runs), `doc` and `line`. `--signatures` adds `python`: the stub's
   definition of an operator, and one per overload of a bound function.
 """
@@ -23,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from opgen.spec.mlx.model import BoundFunction, MlxLibrary, MlxOperator
+from opgen.spec.mlx.model import BoundAs, BoundFunction, MlxLibrary, MlxOperator
 from opgen.spec.model import Spec
 from opgen.spec.native import NativeFunction
 
@@ -98,10 +99,10 @@ def bound_function_record(
     library: MlxLibrary, function: BoundFunction, signatures: bool
 ) -> dict[str, Any]:
     record: dict[str, Any] = {
-        "name": function.python_name,
+        "name": function.qualified_name,
         "namespace": library.namespace,
         "python_name": function.python_name,
-        "kind": "bound",
+        "kind": "bound" if function.bound_as is BoundAs.FUNCTION else function.bound_as.value,
         "calls": [
             overload.function if overload.function is not None else overload.code
             for overload in function.overloads
@@ -110,9 +111,7 @@ def bound_function_record(
         "line": function.location.line,
     }
     if signatures:
-        from opgen.api.mlx_python import signature_text
+        from opgen.api.mlx_python import signature_texts
 
-        record["python"] = [
-            signature_text(function.python_name, overload) for overload in function.overloads
-        ]
+        record["python"] = signature_texts(function)
     return record

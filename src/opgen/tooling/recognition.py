@@ -98,7 +98,7 @@ def _mlx(entries: list[YamlMap]) -> Evidence | None:
     from opgen.spec.mlx.operators import SHARED_KEYS
 
     # Keys of MLX entries that no other dialect has (`doc:` and `dispatch:` are shared).
-    own = {*MLX_KEYS, *SHARED_KEYS, *BOUND_SPEC_KEYS} - {"name", "doc", "dispatch"}
+    own = {*MLX_KEYS, *SHARED_KEYS, *BOUND_SPEC_KEYS} - {"name", "doc", "dispatch", "variants"}
     for entry in entries:
         if "func" not in entry and "name" not in entry:
             for key in ("namespace", "module"):

@@ -25,6 +25,7 @@ mlx_headers       the names `mlx::core` declares, read from MLX's installed head
 python_types      the Python types and defaults of bound functions (unions, `scalar | array`)
 bound_entry       a bound function of the MLX dialect: a Python signature bound to existing C++
 bound_spec_entry  a bound function in opgen's spec language (overload names as unions)
+methods           the methods of `array` a bound entry declares: variants, operators, properties
 
 Bound functions (`BoundFunction`) bind existing C++ functions, such as
 `mlx::core`'s, with MLX's own Python conventions and no `_impl`; their model is

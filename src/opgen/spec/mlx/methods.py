@@ -40,7 +40,7 @@ import re
 from opgen.diagnostics import SpecError
 from opgen.frozen import replace
 from opgen.spec.mlx.model import (
-    Binding,
+    BoundAs,
     BoundFunction,
     BoundOverload,
     CallArgument,
@@ -102,7 +102,7 @@ def _as_method(function: BoundFunction) -> BoundFunction:
             )
         receiver = replace(first, type=_ARRAY_TYPE, kind=ParameterKind.POSITIONAL)
         overloads.append(replace(overload, parameters=(receiver, *overload.parameters[1:])))
-    return replace(function, overloads=tuple(overloads), binding=Binding.METHOD)
+    return replace(function, overloads=tuple(overloads), bound_as=BoundAs.METHOD)
 
 
 def methods(entry: YamlMap, function: BoundFunction) -> list[BoundFunction]:
@@ -134,7 +134,7 @@ def methods(entry: YamlMap, function: BoundFunction) -> list[BoundFunction]:
     if _flag(entry, "property"):
         return [_property(entry, function, overload)]
     method = replace(
-        function, binding=Binding.METHOD, operation=operation, incomparable=incomparable
+        function, bound_as=BoundAs.METHOD, operation=operation, incomparable=incomparable
     )
     inplace = entry.get("inplace")
     if isinstance(inplace, bool) or inplace is None:
@@ -157,7 +157,7 @@ def _property(entry: YamlMap, function: BoundFunction, overload: BoundOverload) 
             f"a property takes 'self' alone: '{function.python_name}(self) -> ...'",
             overload.parameters[1].location,
         )
-    return replace(function, binding=Binding.PROPERTY)
+    return replace(function, bound_as=BoundAs.PROPERTY)
 
 
 def _reflected(entry: YamlMap, method: BoundFunction, overload: BoundOverload) -> BoundFunction:

@@ -51,6 +51,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 
+from opgen.counts import counted
 from opgen.diagnostics import Location
 from opgen.frozen import frozen
 from opgen.spec.mlx.python_types import PyDefault, PyType
@@ -128,7 +129,7 @@ class BoundOverload:
     location: Location  # the signature
 
 
-class Binding(enum.Enum):
+class BoundAs(enum.Enum):
     """What a bound function is in Python."""
 
     FUNCTION = "function"  # of the module, or of a submodule
@@ -146,7 +147,7 @@ class BoundFunction:
     doc: str  # the Python docstring ("" if none)
     location: Location  # the entry
     submodule: str = ""  # the submodule it is in (`linalg`); "": the module itself
-    binding: Binding = Binding.FUNCTION
+    bound_as: BoundAs = BoundAs.FUNCTION
     # A method whose result replaces the array's own contents (`__iadd__`); it returns the
     # array itself.
     inplace: bool = False
@@ -159,7 +160,7 @@ class BoundFunction:
     @property
     def qualified_name(self) -> str:
         """`norm`, `linalg.norm` in a submodule, or `array.sum` on `array`."""
-        if self.binding is not Binding.FUNCTION:
+        if self.bound_as is not BoundAs.FUNCTION:
             return f"array.{self.python_name}"
         return f"{self.submodule}.{self.python_name}" if self.submodule else self.python_name
 
@@ -171,3 +172,12 @@ class MlxLibrary:
     operators: tuple[MlxOperator, ...]  # the spec's operators, in spec order
     path: str  # the spec file
     functions: tuple[BoundFunction, ...] = ()  # bound to existing C++ functions
+
+
+def bound_counts(library: MlxLibrary) -> str:
+    """What a summary says of the library's bound functions and methods: `, 258 bound
+    functions, 97 methods of array` ("" for none)."""
+    on_array = sum(f.bound_as is not BoundAs.FUNCTION for f in library.functions)
+    functions = len(library.functions) - on_array
+    text = f", {counted(functions, 'bound function')}" if functions else ""
+    return text + (f", {counted(on_array, 'method')} of array" if on_array else "")

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from opgen.spec.mlx.model import Binding, BoundFunction
+from opgen.spec.mlx.model import BoundAs, BoundFunction
 from opgen.targets.mlx import bound
 from opgen.targets.mlx.cpp import string_literal
 from opgen.targets.mlx.library import BoundOperator
@@ -55,8 +55,8 @@ def bindings(
     lines += [f"  m.doc() = {string_literal(f'MLX operators of {namespace}, bound by opgen.')};"]
     for op in ops:
         lines += ["", *definition(op, namespace)]
-    on_array = [f for f in functions if f.binding is not Binding.FUNCTION]
-    functions = [f for f in functions if f.binding is Binding.FUNCTION]
+    on_array = [f for f in functions if f.bound_as is not BoundAs.FUNCTION]
+    functions = [f for f in functions if f.bound_as is BoundAs.FUNCTION]
     for function in functions:
         if not function.submodule:
             lines += ["", *bound.definitions(function, namespace)]

@@ -19,7 +19,7 @@ import re
 
 from opgen.api import mlx_python
 from opgen.api.mlx_python import PyArgument
-from opgen.spec.mlx.model import Binding, BoundFunction, BoundOverload
+from opgen.spec.mlx.model import BoundAs, BoundFunction, BoundOverload
 from opgen.spec.mlx.python_types import Leaf
 from opgen.targets.mlx.cpp import string_literal
 from opgen.targets.mlx.layout import indent
@@ -402,7 +402,7 @@ def method_definition(function: BoundFunction, namespace: str) -> list[str]:
     """The statements of `array_methods()` that put a method or property into `methods`: one
     per overload, each chained to the ones before."""
     name = string_literal(function.python_name)
-    if function.binding is Binding.METHOD:
+    if function.bound_as is BoundAs.METHOD:
         return [
             line
             for overload in function.overloads
@@ -412,7 +412,7 @@ def method_definition(function: BoundFunction, namespace: str) -> list[str]:
                 ");",
             )
         ]
-    assert function.binding is Binding.PROPERTY, function.binding
+    assert function.bound_as is BoundAs.PROPERTY, function.bound_as
     getter = _items(function, function.overloads[0], namespace)
     return [
         f'methods[{name}] = nb::module_::import_("builtins").attr("property")(',
@@ -433,7 +433,7 @@ def _arguments_lines(items: list[str], by: str = "      ") -> list[str]:
 def _items(function: BoundFunction, overload: BoundOverload, namespace: str) -> list[str]:
     """The lambda and the annotations of a `def` (a method's without the array's)."""
     args = mlx_python.arguments(overload)
-    method = function.binding is not Binding.FUNCTION
+    method = function.bound_as is not BoundAs.FUNCTION
     parameters = [a.lambda_parameter for a in args]
     body = _body(overload, args, namespace, function.submodule)
     checks = _operand_checks(function, args)
@@ -455,7 +455,7 @@ def _items(function: BoundFunction, overload: BoundOverload, namespace: str) -> 
         [f"[]({', '.join(parameters)}){returns} {{", *indent([*checks, *body], "  "), "}"]
     )
     items = [lambda_text]
-    if function.binding is Binding.METHOD:  # its overloads chain in the holder class
+    if function.bound_as is BoundAs.METHOD:  # its overloads chain in the holder class
         name = string_literal(function.python_name)
         items += ["nb::is_method()", "nb::scope(holder)", f"nb::name({name})"]
     kw_only = mlx_python.kw_only_index(overload)
@@ -468,7 +468,7 @@ def _items(function: BoundFunction, overload: BoundOverload, namespace: str) -> 
         items.append("nb::rv_policy::none")
     signature = mlx_python.signature_text(function.python_name, overload, receiver=method)
     items.append(f"nb::sig({string_literal(signature)})")
-    if function.doc and function.binding is not Binding.PROPERTY:
+    if function.doc and function.bound_as is not BoundAs.PROPERTY:
         items.append(string_literal(function.doc))
     return items
 

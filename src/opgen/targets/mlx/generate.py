@@ -34,7 +34,7 @@ from opgen.counts import counted
 from opgen.diagnostics import Diagnostic, Location, SpecError
 from opgen.frozen import frozen
 from opgen.output import OutputSet
-from opgen.spec.mlx.model import Binding, MlxLibrary
+from opgen.spec.mlx.model import MlxLibrary, bound_counts
 from opgen.targets.contract import Generated
 from opgen.targets.emitters import Emitted, Emitter, run_emitters
 from opgen.targets.line_directives import resolve_line_restores
@@ -121,15 +121,11 @@ def emit(model: MlxModel, options: MlxOptions) -> Generated:
         action = "would write" if options.run.dry_run else "wrote"
         primitives = sum(op.is_primitive for op in library.operators)
         differentiable = sum(bool(op.grads) for op in library.operators)
-        on_array = sum(f.binding is not Binding.FUNCTION for f in library.functions)
-        count = len(library.functions) - on_array
-        bound = f", {counted(count, 'bound function')}" if count else ""
-        bound += f", {counted(on_array, 'method')} of array" if on_array else ""
         return (
             f"{library.module}: {counted(len(library.operators), 'operator')} "
             f"({counted(primitives, 'primitive')}, "
-            f"{differentiable} with gradient formulas){bound}: {len(written.files)} files in "
-            f"{model.output_dir}, {action} {len(written.changed)}"
+            f"{differentiable} with gradient formulas){bound_counts(library)}: "
+            f"{len(written.files)} files in {model.output_dir}, {action} {len(written.changed)}"
         )
 
     return Generated((files_of(model),), sources=cpp_sources(library), summary=summary)

@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from opgen.api import mlx_python
-from opgen.spec.mlx.model import Binding, BoundFunction
+from opgen.spec.mlx.model import BoundAs, BoundFunction
 from opgen.spec.mlx.type_mapping import DTYPE_NAMES
 from opgen.targets.mlx.library import BoundOperator
 
@@ -44,11 +44,11 @@ def stub(
     module: str = "",
 ) -> str:
     """The module's stub; with functions in submodules, it imports each from `module`."""
-    own = [f for f in functions if not f.submodule and f.binding is Binding.FUNCTION]
+    own = [f for f in functions if not f.submodule and f.bound_as is BoundAs.FUNCTION]
     submodules = sorted({f.submodule for f in functions if f.submodule})  # as isort sorts
     imports = [f"from {module} import {name} as {name}" for name in submodules]
     doc = f"MLX operators of {namespace}, bound by opgen."
-    methods = any(f.binding is not Binding.FUNCTION for f in functions)
+    methods = any(f.bound_as is not BoundAs.FUNCTION for f in functions)
     return _stub(list(ops), doc, comment, own, imports, methods)
 
 

@@ -103,13 +103,18 @@ def library_operators(path: str, tags: str | None) -> OperatorSet:
 
 
 def mlx_operators(path: str) -> OperatorSet:
-    """An MLX spec's operators and bound functions, read as `opgen mlx` reads it."""
+    """An MLX spec's operators and bound functions, read as `opgen mlx` reads it: a
+    function of a submodule by its namespace (`mlx::core::linalg::norm`), the methods of
+    `array` not at all (they are the functions' variants)."""
+    from opgen.spec.mlx.model import BoundAs
     from opgen.spec.mlx.reader import load_mlx_library
 
     library = read_as("mlx", path, "coverage", lambda: load_mlx_library(path))
     locations = {f"{library.namespace}::{op.func.name}": op.location for op in library.operators}
     for function in library.functions:
-        locations.setdefault(f"{library.namespace}::{function.python_name}", function.location)
+        if function.bound_as is BoundAs.FUNCTION:
+            name = function.qualified_name.replace(".", "::")
+            locations.setdefault(f"{library.namespace}::{name}", function.location)
     return OperatorSet(path, "mlx", tuple(locations), {}, (), locations)
 
 

@@ -68,7 +68,8 @@ def _key(library: MlxLibrary, op: MlxOperator) -> str:
 
 
 def _bound_key(library: MlxLibrary, function: BoundFunction) -> str:
-    return f"{library.namespace}::{function.python_name}"
+    """`mlx::core::sum`, `mlx::core::linalg.norm`, `mlx::core::array.sum`."""
+    return f"{library.namespace}::{function.qualified_name}"
 
 
 def _removed(name: str, rule: str, message: str, location: Location) -> Finding:
@@ -125,9 +126,9 @@ def _metadata_changes(o: MlxOperator, n: MlxOperator) -> Iterator[tuple[str, str
 
 
 def _signatures(function: BoundFunction) -> list[str]:
-    from opgen.api.mlx_python import signature_text
+    from opgen.api.mlx_python import signature_texts
 
-    return [signature_text(function.python_name, overload) for overload in function.overloads]
+    return signature_texts(function)
 
 
 def _list_change(old: list[str], new: list[str]) -> str:
