@@ -17,10 +17,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from tests.unit.test_mlx_submodules import errors, read
 
 from opgen.cli import main
-from opgen.diagnostics import SpecError
-from opgen.spec.mlx.model import BoundAs, MlxLibrary, ParameterKind
+from opgen.spec.mlx.model import BoundAs, ParameterKind
 from opgen.spec.mlx.reader import load_mlx_library
 from opgen.targets.mlx import bindings
 from opgen.targets.mlx.stubs import stub
@@ -49,20 +49,6 @@ SPEC = """\
   promote: [self, other]
   incomparable: false
 """  # noqa: E501
-
-
-def read(tmp_path: Path, entries: str) -> MlxLibrary:
-    """The library of `entries` (YAML, dedented), module `ops` of namespace mlx::core."""
-    path = tmp_path / "spec.yaml"
-    path.write_text("- namespace: mlx::core\n  module: ops\n" + textwrap.dedent(entries))
-    return load_mlx_library(str(path), derivatives=None)
-
-
-def errors(tmp_path: Path, entries: str) -> list[str]:
-    with pytest.raises(SpecError) as caught:
-        read(tmp_path, entries)
-    located = [(d.location, d.message) for d in caught.value.diagnostics]
-    return [f"{at.line}:{at.col}: {message}" for at, message in located if at is not None]
 
 
 def test_each_entry_gives_its_function_and_methods(tmp_path: Path) -> None:
