@@ -246,6 +246,22 @@ def test_stream_keyword(ml: ModuleType) -> None:
     assert close(ml.rms_norm(X, W5, stream=mx.default_stream(mx.cpu)), rms_norm(X, W5))
 
 
+def test_an_operator_with_a_method_variant_is_a_method_too(ml: ModuleType) -> None:
+    methods = {**ml.ops.array_methods(), **ml.kernels.array_methods()}
+    assert sorted(methods) == ["rms_norm", "swish"]
+    assert close(methods["rms_norm"](X, W5), rms_norm(X, W5))
+    assert close(methods["swish"](X, beta=2.0), ml.swish(X, beta=2.0))
+    try:
+        for name, method in methods.items():
+            setattr(mx.array, name, method)
+        assert close(X.rms_norm(W5, eps=1e-3), rms_norm(X, W5, 1e-3))  # type: ignore[attr-defined]
+        ours = mx.grad(lambda x: x.rms_norm(W5).sum())(X)
+        assert close(ours, mx.grad(lambda x: rms_norm(x, W5).sum())(X))
+    finally:
+        for name in methods:
+            delattr(mx.array, name)
+
+
 def test_kernel_errors_reach_python(ml: ModuleType) -> None:
     with pytest.raises(RuntimeError, match="axpby: expects float32 arrays"):
         mx.eval(ml.axpby(X.astype(mx.float16), Y.astype(mx.float16)))

@@ -20,9 +20,11 @@ import pytest
 from tests.unit.test_mlx_submodules import errors, read
 
 from opgen.cli import main
+from opgen.diagnostics import SpecError
 from opgen.spec.mlx.model import BoundAs, ParameterKind
 from opgen.spec.mlx.reader import load_mlx_library
 from opgen.targets.mlx import bindings
+from opgen.targets.mlx.library import bind
 from opgen.targets.mlx.stubs import stub
 
 SPEC = """\
@@ -347,3 +349,49 @@ def test_the_tools_tell_functions_submodules_and_methods_apart(tmp_path: Path) -
     _, out, _ = run("diff", "--mlx", str(old), str(new), "--format", "json")
     changed = [json.loads(line)["name"] for line in out.splitlines()]
     assert changed == ["mlx::core::split", "mlx::core::array.split"]
+
+
+def test_an_operator_is_a_method_too_with_variants(tmp_path: Path) -> None:
+    path = tmp_path / "spec.yaml"
+    path.write_text(
+        "- func: mylib::scale(Tensor x, float factor=2.0) -> Tensor\n"
+        "  variants: [function, method]\n"
+        "  doc: x * factor.\n"
+    )
+    library = load_mlx_library(str(path), derivatives=None)
+    assert [op.method for op in library.operators] == [True]
+    text = bindings.operator_method(bind(library)[0], library.namespace)
+    assert text == [
+        'methods["scale"] = nb::cpp_function(',
+        "    &mylib::scale,",
+        "    nb::is_method(),",
+        "    nb::scope(holder),",
+        '    nb::name("scale"),',
+        '    nb::arg("factor") = 2.0,',
+        "    nb::kw_only(),",
+        '    nb::arg("stream") = nb::none(),',
+        '    "x * factor.");',
+    ]
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        (
+            "- func: mylib::scale(Tensor x) -> Tensor\n  variants: method\n",
+            "2:13: an operator is a function of the module: 'variants: [function, method]' "
+            "makes it a method too",
+        ),
+        (
+            "- func: mylib::scale(float f, Tensor x) -> Tensor\n  variants: function, method\n",
+            "2:13: a method takes the array first: the first argument is 'Tensor'",
+        ),
+    ],
+)
+def test_an_operators_variants_are_checked(tmp_path: Path, entry: str, message: str) -> None:
+    path = tmp_path / "spec.yaml"
+    path.write_text(entry)
+    with pytest.raises(SpecError) as caught:
+        load_mlx_library(str(path), derivatives=None)
+    located = [(d.location, d.message) for d in caught.value.diagnostics]
+    assert [f"{at.line}:{at.col}: {m}" for at, m in located if at is not None] == [message]

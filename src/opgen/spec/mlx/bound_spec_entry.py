@@ -92,7 +92,7 @@ class SpecBound:
 
 
 def is_bound_spec(entry: YamlMap) -> bool:
-    return any(key in entry for key in BOUND_SPEC_KEYS)
+    return any(key in entry for key in BOUND_SPEC_KEYS if key != "variants")
 
 
 def read_bound_spec_entry(entry: YamlMap) -> SpecBound:

@@ -46,6 +46,7 @@ from opgen.spec.mlx.model import (
     CallArgument,
     ParameterKind,
 )
+from opgen.spec.mlx.operators import ReadOperator
 from opgen.spec.mlx.python_types import Leaf, PyType
 from opgen.spec.yaml.load import YamlList, YamlMap
 
@@ -72,21 +73,46 @@ def variants(entry: YamlMap, function: BoundFunction) -> list[BoundFunction]:
             )
     if "variants" not in entry:
         return [function]
-    written_variants = entry["variants"]
+    items = _variants(entry)
     at = entry.value_location("variants")
-    items = (
-        [str(v) for v in written_variants]
-        if isinstance(written_variants, YamlList)
-        else [v.strip() for v in str(written_variants).split(",")]
-    )
-    if not items or any(v not in VARIANTS for v in items) or len(set(items)) < len(items):
-        raise SpecError("'variants:' lists 'function', 'method' or both", at)
     if function.submodule and "method" in items:
         raise SpecError(f"a function of the submodule '{function.submodule}' is no method", at)
     out = [function] if "function" in items else []
     if "method" in items:
         out.append(_as_method(function))
     return out
+
+
+def operator_variants(entry: YamlMap, op: ReadOperator) -> ReadOperator:
+    """An operator entry's `variants:`: a function, and a method too if it says so."""
+    if "variants" not in entry:
+        return op
+    items = _variants(entry)
+    at = entry.value_location("variants")
+    if "function" not in items:
+        raise SpecError(
+            "an operator is a function of the module: 'variants: [function, method]' makes "
+            "it a method too",
+            at,
+        )
+    arguments = op.func.arguments.flat_all
+    if "method" in items and (not arguments or str(arguments[0].type) != "Tensor"):
+        raise SpecError("a method takes the array first: the first argument is 'Tensor'", at)
+    return replace(op, method="method" in items)
+
+
+def _variants(entry: YamlMap) -> list[str]:
+    written_variants = entry["variants"]
+    items = (
+        [str(v) for v in written_variants]
+        if isinstance(written_variants, YamlList)
+        else [v.strip() for v in str(written_variants).split(",")]
+    )
+    if not items or any(v not in VARIANTS for v in items) or len(set(items)) < len(items):
+        raise SpecError(
+            "'variants:' lists 'function', 'method' or both", entry.value_location("variants")
+        )
+    return items
 
 
 def _as_method(function: BoundFunction) -> BoundFunction:

@@ -77,6 +77,7 @@ class MlxOperator:
     dispatch: Mapping[str, str]  # "cpu"/"gpu" to kernel names; empty: composite
     shape: str | None  # the output shapes of a primitive, as a C++ expression
     location: Location  # the entry
+    method: bool = False  # a method of `array` too (`variants:`), its first argument the array
 
     @property
     def is_primitive(self) -> bool:
@@ -178,6 +179,7 @@ def bound_counts(library: MlxLibrary) -> str:
     """What a summary says of the library's bound functions and methods: `, 258 bound
     functions, 97 methods of array` ("" for none)."""
     on_array = sum(f.bound_as is not BoundAs.FUNCTION for f in library.functions)
+    on_array += sum(op.method for op in library.operators)
     functions = len(library.functions) - on_array
     text = f", {counted(functions, 'bound function')}" if functions else ""
     return text + (f", {counted(on_array, 'method')} of array" if on_array else "")

@@ -89,6 +89,7 @@ class ReadOperator:
     keys: SharedKeys
     grads: tuple[WrittenFormula, ...]  # inline, or from derivatives.yaml
     location: Location  # the entry
+    method: bool = False  # a method of `array` too (`variants:`)
 
 
 def name_problem(name: str) -> str | None:
@@ -306,4 +307,5 @@ def build_operator(op: ReadOperator) -> MlxOperator:
         dispatch=dict(op.keys.dispatch),
         shape=None if op.keys.shape is None else op.keys.shape.text,
         location=op.location,
+        method=op.method,
     )

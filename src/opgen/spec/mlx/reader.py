@@ -43,7 +43,7 @@ from opgen.spec.mlx.derivatives import (
     load_mlx_derivatives,
     match_derivatives,
 )
-from opgen.spec.mlx.methods import variants
+from opgen.spec.mlx.methods import operator_variants, variants
 from opgen.spec.mlx.mlx_entry import MLX_KEYS, entry_name, read_mlx_entry
 from opgen.spec.mlx.mlx_headers import mlx_names
 from opgen.spec.mlx.model import BoundFunction, MlxLibrary
@@ -127,13 +127,14 @@ class _Reader:
                 if dialect == FUNC:
                     namespace, at, op = read_spec_entry(entry, keys)
                     namespaces.append((namespace, at))
+                    op = operator_variants(entry, op)
                 elif is_bound(entry):
                     submodule, name = _bound_name(entry)
                     functions += read_bound_entry(entry, name, keys, submodule)
                     continue
                 else:
                     _check_not_in_submodule(entry)
-                    op = read_mlx_entry(entry, keys)
+                    op = operator_variants(entry, read_mlx_entry(entry, keys))
                 ops.append(op)
             except SpecError as e:
                 self.errors.extend(e.diagnostics)

@@ -14,7 +14,7 @@ its functions, in the order of their first function in the spec.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from opgen.spec.mlx.model import BoundAs, BoundFunction
 from opgen.targets.mlx import bound
@@ -32,7 +32,7 @@ INCLUDES = (
 
 
 def bindings(
-    ops: Iterable[BoundOperator],
+    ops: Sequence[BoundOperator],
     namespace: str,
     module: str,
     header_name: str | None,
@@ -60,8 +60,9 @@ def bindings(
     for function in functions:
         if not function.submodule:
             lines += ["", *bound.definitions(function, namespace)]
-    if on_array:
-        lines += ["", *_array_methods(on_array, namespace)]
+    operator_methods = [op for op in ops if op.operator.method]
+    if on_array or operator_methods:
+        lines += ["", *_array_methods(operator_methods, on_array, namespace)]
     for submodule in submodules(functions):
         doc = string_literal(f"Functions of {namespace}::{submodule}, bound by opgen.")
         variable = bound.submodule_variable(submodule)
@@ -73,7 +74,9 @@ def bindings(
     return "\n".join(lines)
 
 
-def _array_methods(methods: Sequence[BoundFunction], namespace: str) -> list[str]:
+def _array_methods(
+    ops: Sequence[BoundOperator], methods: Sequence[BoundFunction], namespace: str
+) -> list[str]:
     """`array_methods()`, which makes the methods and properties anew at each call, the
     methods in a class of its own (`array`), where nanobind chains a method's overloads and
     names it (`array.sum`)."""
@@ -82,6 +85,8 @@ def _array_methods(methods: Sequence[BoundFunction], namespace: str) -> list[str
         '    "array", nb::make_tuple(), nb::dict());',
         "nb::dict methods;",
     ]
+    for op in ops:
+        body += operator_method(op, namespace)
     for method in methods:
         body += bound.method_definition(method, namespace)
     body.append("return methods;")
@@ -104,6 +109,21 @@ def _array_methods(methods: Sequence[BoundFunction], namespace: str) -> list[str
 def submodules(functions: Sequence[BoundFunction]) -> list[str]:
     """The submodules the functions are in, in the order of their first function."""
     return list(dict.fromkeys(f.submodule for f in functions if f.submodule))
+
+
+def operator_method(op: BoundOperator, namespace: str) -> list[str]:
+    """The statement of `array_methods()` that puts an operator's method into `methods`: the
+    operator's function, its first argument the array."""
+    name = string_literal(op.operator.python_name)
+    items = [f"&{namespace}::{op.name}", "nb::is_method()", "nb::scope(holder)"]
+    items += [f"nb::name({name})", *op.signature.bindings()[1:]]
+    if op.operator.doc:
+        items.append(string_literal(op.operator.doc))
+    return [
+        f"methods[{name}] = nb::cpp_function(",
+        *[f"    {i}," for i in items[:-1]],
+        f"    {items[-1]});",
+    ]
 
 
 def definition(op: BoundOperator, namespace: str) -> list[str]:

@@ -17,7 +17,7 @@ time.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from opgen.api import mlx_python
 from opgen.spec.mlx.model import BoundAs, BoundFunction
@@ -37,7 +37,7 @@ _WORD = re.compile(r"[A-Za-z_]\w*")
 
 
 def stub(
-    ops: Iterable[BoundOperator],
+    ops: Sequence[BoundOperator],
     namespace: str,
     comment: str,
     functions: Sequence[BoundFunction] = (),
@@ -48,7 +48,9 @@ def stub(
     submodules = sorted({f.submodule for f in functions if f.submodule})  # as isort sorts
     imports = [f"from {module} import {name} as {name}" for name in submodules]
     doc = f"MLX operators of {namespace}, bound by opgen."
-    methods = any(f.bound_as is not BoundAs.FUNCTION for f in functions)
+    methods = any(f.bound_as is not BoundAs.FUNCTION for f in functions) or any(
+        op.operator.method for op in ops
+    )
     return _stub(list(ops), doc, comment, own, imports, methods)
 
 
