@@ -12,3 +12,12 @@ import mlx.core  # noqa: F401  (MLX's types, which the extension modules share)
 
 from mlx_library.kernels import *  # noqa: F403
 from mlx_library.ops import *  # noqa: F403
+
+
+# Each module has its own, which the star imports would leave one of: this one gives both.
+def array_methods() -> dict[str, object]:  # type: ignore[no-redef]
+    """The methods both modules bind on `mlx.core.array` (`variants: [function, method]`),
+    by name, to be set on it: `for name, value in array_methods().items(): setattr(...)`."""
+    from mlx_library import kernels, ops
+
+    return {**kernels.array_methods(), **ops.array_methods()}
