@@ -209,7 +209,8 @@ METHOD = '  python_signature: "f(self, other: array) -> array"\n'
     [
         (
             '- name: f\n  python_signature: "f(a: array) -> array"\n  variants: [method, mehtod]\n',
-            "5:13: 'variants:' lists 'function', 'method' or both",
+            "5:13: 'variants:' lists 'function', 'method' or both ('mehtod'; did you mean "
+            "'method'?)",
         ),
         (
             '- name: linalg.f\n  python_signature: "f(a: array) -> array"\n  variants: method\n',

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import re
 
-from opgen.diagnostics import SpecError
+from opgen.diagnostics import SpecError, did_you_mean
 from opgen.frozen import replace
 from opgen.spec.mlx.model import (
     BoundAs,
@@ -108,9 +108,12 @@ def _variants(entry: YamlMap) -> list[str]:
         if isinstance(written_variants, YamlList)
         else [v.strip() for v in str(written_variants).split(",")]
     )
-    if not items or any(v not in VARIANTS for v in items) or len(set(items)) < len(items):
+    unknown = next((v for v in items if v not in VARIANTS), None)
+    if not items or unknown is not None or len(set(items)) < len(items):
+        hint = "" if unknown is None else f" ('{unknown}'{did_you_mean(unknown, VARIANTS)})"
         raise SpecError(
-            "'variants:' lists 'function', 'method' or both", entry.value_location("variants")
+            f"'variants:' lists 'function', 'method' or both{hint}",
+            entry.value_location("variants"),
         )
     return items
 
