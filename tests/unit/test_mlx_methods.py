@@ -226,10 +226,10 @@ METHOD = '  python_signature: "f(self, other: array) -> array"\n'
             "5:3: 'inplace:' is for a method of its own, an entry named 'array.f'",
         ),
         (
-            "- name: array.f\n  overloads:\n"
+            "- name: array.f\n  operation: addition\n  overloads:\n"
             '    - python_signature: "f(self) -> array"\n'
             '    - python_signature: "f(self, b: int) -> array"\n',
-            "4:3: a method of 'array' has one signature",
+            "4:3: 'operation:' is for a method of one signature",
         ),
         (
             '- name: array.f\n  python_signature: "f(a: array) -> array"\n',
@@ -396,3 +396,22 @@ def test_an_operators_variants_are_checked(tmp_path: Path, entry: str, message: 
         load_mlx_library(str(path), derivatives=None)
     located = [(d.location, d.message) for d in caught.value.diagnostics]
     assert [f"{at.line}:{at.col}: {m}" for at, m in located if at is not None] == [message]
+
+
+def test_a_method_of_its_own_may_have_several_signatures(tmp_path: Path) -> None:
+    library = read(
+        tmp_path,
+        """\
+        - name: array.swapaxes
+          overloads:
+            - python_signature: "swapaxes(self) -> array"
+              code: swapaxes(self, 0, 1)
+            - python_signature: "swapaxes(self, axis1: int, axis2: int) -> array"
+        """,
+    )
+    [method] = library.functions
+    assert (method.qualified_name, method.bound_as, len(method.overloads)) == (
+        "array.swapaxes",
+        BoundAs.METHOD,
+        2,
+    )

@@ -142,16 +142,22 @@ def methods(entry: YamlMap, function: BoundFunction) -> list[BoundFunction]:
             "an entry named 'array.<name>' is a method; 'variants:' is for a function entry",
             entry.key_location("variants"),
         )
+    for overload in function.overloads:
+        first = overload.parameters[0] if overload.parameters else None
+        if first is None or first.name != SELF or first.kind is not ParameterKind.POSITIONAL:
+            raise SpecError(
+                f"a method of 'array' takes the array first, as 'self': "
+                f"'{function.python_name}(self, ...)'",
+                overload.location,
+            )
     if len(function.overloads) > 1:
-        raise SpecError("a method of 'array' has one signature", entry.key_location("overloads"))
+        derived = next((key for key in _OWN_KEYS if key in entry), None)
+        if derived is not None:
+            raise SpecError(
+                f"'{derived}:' is for a method of one signature", entry.key_location(derived)
+            )
+        return [replace(function, bound_as=BoundAs.METHOD)]
     overload = function.overloads[0]
-    first = overload.parameters[0] if overload.parameters else None
-    if first is None or first.name != SELF or first.kind is not ParameterKind.POSITIONAL:
-        raise SpecError(
-            f"a method of 'array' takes the array first, as 'self': "
-            f"'{function.python_name}(self, ...)'",
-            overload.location,
-        )
     operation = _string(entry, "operation")
     incomparable = _flag(entry, "incomparable")
     if incomparable is not None and overload.returns != "array | bool":
