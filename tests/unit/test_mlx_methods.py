@@ -196,8 +196,8 @@ def test_the_stub_has_the_functions_and_array_methods(tmp_path: Path) -> None:
             """The sum."""
 
         def array_methods() -> dict[str, object]:
-            """The methods, operators and properties to set on `mlx.core.array`."""
-        '''
+            """The methods, operators and properties this module binds on `mlx.core.array`, by attribute name, to be set on the class: `for name, value in array_methods().items(): setattr(mlx.core.array, name, value)`."""
+        '''  # noqa: E501
     )
 
 

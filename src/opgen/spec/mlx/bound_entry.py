@@ -76,7 +76,7 @@ _CONVERTED_SUFFIX = "_py"
 
 
 def is_bound(entry: YamlMap) -> bool:
-    if any(key in entry for key in (*BOUND_KEYS, *METHOD_KEYS) if key != "variants"):
+    if any(key in entry for key in (*BOUND_KEYS, *METHOD_KEYS)):
         return True
     return "python_signature" in entry and "cpp_signature" not in entry
 

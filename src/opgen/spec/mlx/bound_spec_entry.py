@@ -46,7 +46,7 @@ from opgen.spec.yaml.load import YamlList, YamlMap
 from opgen.spec.yaml.located import written
 
 FUNC = "func"
-BOUND_SPEC_KEYS = ("call", "code", "promote", "positional_only", "variadic", "variants")
+BOUND_SPEC_KEYS = ("call", "code", "promote", "positional_only", "variadic")
 _TYPES: Mapping[str, tuple[Leaf, bool]] = {
     "Tensor": (Leaf.ARRAY, False),
     "Tensor?": (Leaf.ARRAY, True),
@@ -92,7 +92,7 @@ class SpecBound:
 
 
 def is_bound_spec(entry: YamlMap) -> bool:
-    return any(key in entry for key in BOUND_SPEC_KEYS if key != "variants")
+    return any(key in entry for key in BOUND_SPEC_KEYS)
 
 
 def read_bound_spec_entry(entry: YamlMap) -> SpecBound:

@@ -52,9 +52,10 @@ from opgen.spec.yaml.load import YamlList, YamlMap
 
 ARRAY = "array"  # the name that puts an entry on `array` (`array.sum`)
 SELF = "self"
-METHOD_KEYS = ("variants", "property", "inplace", "reflected", "operation", "incomparable")
+VARIANTS_KEY = "variants"  # of any entry, as PyTorch's spec has it
+# The keys of a method of its own (`array.<name>`), which make an entry a bound function.
+METHOD_KEYS = ("property", "inplace", "reflected", "operation", "incomparable")
 VARIANTS = ("function", "method")
-_OWN_KEYS = ("property", "inplace", "reflected", "operation", "incomparable")
 _DUNDER = re.compile(r"__[a-z]\w*__\Z")
 _ARRAY_TYPE = PyType((Leaf.ARRAY,), optional=False)
 _RECEIVER_TYPES = ((Leaf.ARRAY,), (Leaf.ARRAY_LIKE,))  # what a function's array may be
@@ -64,17 +65,17 @@ _NOT_FIRST = (ParameterKind.VARIADIC, ParameterKind.KEYWORD_ONLY)
 def variants(entry: YamlMap, function: BoundFunction) -> list[BoundFunction]:
     """The function entry's function and method, as `variants:` says (default: the
     function alone)."""
-    for key in _OWN_KEYS:
+    for key in METHOD_KEYS:
         if key in entry:
             raise SpecError(
                 f"'{key}:' is for a method of its own, an entry named "
                 f"'array.{function.python_name}'",
                 entry.key_location(key),
             )
-    if "variants" not in entry:
+    if VARIANTS_KEY not in entry:
         return [function]
     items = _variants(entry)
-    at = entry.value_location("variants")
+    at = entry.value_location(VARIANTS_KEY)
     if function.submodule and "method" in items:
         raise SpecError(f"a function of the submodule '{function.submodule}' is no method", at)
     out = [function] if "function" in items else []
@@ -85,10 +86,10 @@ def variants(entry: YamlMap, function: BoundFunction) -> list[BoundFunction]:
 
 def operator_variants(entry: YamlMap, op: ReadOperator) -> ReadOperator:
     """An operator entry's `variants:`: a function, and a method too if it says so."""
-    if "variants" not in entry:
+    if VARIANTS_KEY not in entry:
         return op
     items = _variants(entry)
-    at = entry.value_location("variants")
+    at = entry.value_location(VARIANTS_KEY)
     if "function" not in items:
         raise SpecError(
             "an operator is a function of the module: 'variants: [function, method]' makes "
@@ -102,7 +103,7 @@ def operator_variants(entry: YamlMap, op: ReadOperator) -> ReadOperator:
 
 
 def _variants(entry: YamlMap) -> list[str]:
-    written_variants = entry["variants"]
+    written_variants = entry[VARIANTS_KEY]
     items = (
         [str(v) for v in written_variants]
         if isinstance(written_variants, YamlList)
@@ -113,7 +114,7 @@ def _variants(entry: YamlMap) -> list[str]:
         hint = "" if unknown is None else f" ('{unknown}'{did_you_mean(unknown, VARIANTS)})"
         raise SpecError(
             f"'variants:' lists 'function', 'method' or both{hint}",
-            entry.value_location("variants"),
+            entry.value_location(VARIANTS_KEY),
         )
     return items
 
@@ -137,10 +138,10 @@ def _as_method(function: BoundFunction) -> BoundFunction:
 def methods(entry: YamlMap, function: BoundFunction) -> list[BoundFunction]:
     """The method an `array.<name>` entry declares, and the ones it derives (`reflected:`,
     `inplace:`)."""
-    if "variants" in entry:
+    if VARIANTS_KEY in entry:
         raise SpecError(
             "an entry named 'array.<name>' is a method; 'variants:' is for a function entry",
-            entry.key_location("variants"),
+            entry.key_location(VARIANTS_KEY),
         )
     for overload in function.overloads:
         first = overload.parameters[0] if overload.parameters else None
@@ -151,7 +152,7 @@ def methods(entry: YamlMap, function: BoundFunction) -> list[BoundFunction]:
                 overload.location,
             )
     if len(function.overloads) > 1:
-        derived = next((key for key in _OWN_KEYS if key in entry), None)
+        derived = next((key for key in METHOD_KEYS if key in entry), None)
         if derived is not None:
             raise SpecError(
                 f"'{derived}:' is for a method of one signature", entry.key_location(derived)

@@ -38,7 +38,7 @@ from opgen.frozen import frozen
 from opgen.spec.mlx.bound_entry import BOUND_KEYS
 from opgen.spec.mlx.cpp_signature import MlxCppSignature, parse_cpp_signature
 from opgen.spec.mlx.declarations import Parameter
-from opgen.spec.mlx.methods import METHOD_KEYS
+from opgen.spec.mlx.methods import METHOD_KEYS, VARIANTS_KEY
 from opgen.spec.mlx.operators import ReadOperator, SharedKeys, name_problem
 from opgen.spec.mlx.python_signature import MlxPythonSignature, parse_python_signature
 from opgen.spec.mlx.type_mapping import cpp_default, python_default
@@ -57,6 +57,7 @@ MLX_KEYS = (
     "keyword_only",
     *BOUND_KEYS,
     *METHOD_KEYS,
+    VARIANTS_KEY,
 )
 _CPP_EXPECTED: Mapping[str, str] = {
     "int": "an integer",

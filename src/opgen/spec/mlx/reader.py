@@ -43,7 +43,7 @@ from opgen.spec.mlx.derivatives import (
     load_mlx_derivatives,
     match_derivatives,
 )
-from opgen.spec.mlx.methods import operator_variants, variants
+from opgen.spec.mlx.methods import VARIANTS_KEY, operator_variants, variants
 from opgen.spec.mlx.mlx_entry import MLX_KEYS, entry_name, read_mlx_entry
 from opgen.spec.mlx.mlx_headers import mlx_names
 from opgen.spec.mlx.model import BoundFunction, MlxLibrary
@@ -63,7 +63,7 @@ from opgen.spec.mlx.spec_entry import FUNC, read_spec_entry
 from opgen.spec.yaml.load import YamlDocument, YamlList, YamlMap, load_yaml
 
 LIBRARY_KEYS = ("namespace", "module")
-_DIALECT_KEYS = {FUNC: (FUNC, *BOUND_SPEC_KEYS), "name": MLX_KEYS}
+_DIALECT_KEYS = {FUNC: (FUNC, *BOUND_SPEC_KEYS, VARIANTS_KEY), "name": MLX_KEYS}
 _DIALECT_NAMES = {FUNC: "opgen's spec language", "name": "the MLX dialect"}
 # Namespaces the generated code uses, and whose they are.
 _RESERVED_NAMESPACES = {"std": "C++", "mlx": "MLX", "nb": "nanobind", "nanobind": "nanobind"}
@@ -415,7 +415,7 @@ def _grouped(bounds: Sequence[tuple[SpecBound, SharedKeys, YamlMap]]) -> list[Bo
         doc = next((k.doc for _, k, _ in items if k.doc), "")
         overloads = tuple(b.overload for b, _, _ in items)
         function = BoundFunction(python_name, overloads, doc, items[0][0].location)
-        entry = next((e for _, _, e in items if "variants" in e), items[0][2])
+        entry = next((e for _, _, e in items if VARIANTS_KEY in e), items[0][2])
         functions += variants(entry, function)
     return functions
 

@@ -90,11 +90,6 @@ def _array_methods(
     for method in methods:
         body += bound.method_definition(method, namespace)
     body.append("return methods;")
-    doc = (
-        "The methods, operators and properties this module binds on `mlx.core.array`, by "
-        "attribute name, to be set on the class: `for name, value in "
-        "array_methods().items(): setattr(mlx.core.array, name, value)`."
-    )
     return [
         "  m.def(",
         '      "array_methods",',
@@ -102,7 +97,7 @@ def _array_methods(
         *[f"        {line}" if line else "" for line in body],
         "      },",
         '      nb::sig("def array_methods() -> dict[str, object]"),',
-        f"      {string_literal(doc)});",
+        f"      {string_literal(bound.ARRAY_METHODS_DOC)});",
     ]
 
 

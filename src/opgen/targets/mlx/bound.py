@@ -44,6 +44,13 @@ NANOBIND_INCLUDES = (
     "<nanobind/stl/pair.h>",
 )
 
+# The docstring of a module's `array_methods()`, in the binding and in the stub.
+ARRAY_METHODS_DOC = (
+    "The methods, operators and properties this module binds on `mlx.core.array`, by "
+    "attribute name, to be set on the class: `for name, value in "
+    "array_methods().items(): setattr(mlx.core.array, name, value)`."
+)
+
 # The conversions of MLX's Python bindings, re-implemented: a value where an array is
 # expected, and a shape.
 SUPPORT = """\

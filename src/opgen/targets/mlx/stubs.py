@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from opgen.api import mlx_python
 from opgen.spec.mlx.model import BoundAs, BoundFunction
 from opgen.spec.mlx.type_mapping import DTYPE_NAMES
+from opgen.targets.mlx import bound
 from opgen.targets.mlx.library import BoundOperator
 
 # Where each name the stub can use comes from.
@@ -90,7 +91,7 @@ def _stub(
             else:
                 body += [f"{head}: ...", ""]
     if array_methods:
-        doc_text = docstring("The methods, operators and properties to set on `mlx.core.array`.")
+        doc_text = docstring(bound.ARRAY_METHODS_DOC)
         body += ["def array_methods() -> dict[str, object]:", f"    {doc_text}", ""]
     scalar = any("scalar" in _WORD.findall(line) for line in body if line.startswith("def "))
     if scalar:
