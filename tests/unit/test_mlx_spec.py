@@ -215,6 +215,29 @@ def test_mlx_dialect_derivatives_by_bare_name(tmp_path: Path) -> None:
     ]
 
 
+def test_derivatives_file_rules_of_the_mlx_dialect(tmp_path: Path) -> None:
+    spec = "- func: mlxlib::mul(Tensor a, Tensor b) -> Tensor\n"
+    derivatives = (
+        "- include: mlxlib/helpers.h\n"
+        "- name: other::mul\n"
+        "  a: multiply(grad, b)\n"
+        "- name: mul\n"
+        "  a, b: multiply(grad, b)\n"
+        "  bb: multiply(grad, a)\n"
+    )
+    assert errors(tmp_path, spec, derivatives) == [
+        "derivatives.yaml:1:3: error: 'include:' entries are for `opgen torch-library`: MLX "
+        "formulas call mlx::core operations and the extension's operators",
+        "derivatives.yaml:2:9: error: the operators are in namespace 'mlxlib', not 'other'",
+        "derivatives.yaml:5:3: error: 'a, b': a formula gives the gradient of one input; write "
+        "one key per input",
+    ]
+    derivatives = "- name: mul\n  bb: multiply(grad, a)\n"
+    assert errors(tmp_path, spec, derivatives) == [
+        "derivatives.yaml:2:3: error: 'mul' has no input named 'bb'; did you mean 'b'?"
+    ]
+
+
 def test_the_caller_gives_the_namespace(tmp_path: Path) -> None:
     spec = "- name: neg\n  signature: array neg(const array& x)\n"
     library = load(tmp_path, spec, namespace="mylib")

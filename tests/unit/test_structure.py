@@ -32,13 +32,7 @@ SOURCE = Path(opgen.__file__).resolve().parent
 
 # Public class names defined in more than one module, each with the modules that define
 # it and the reason it is allowed. The list only shrinks.
-KNOWN_DUPLICATE_CLASSES: Mapping[str, tuple[frozenset[str], str]] = {
-    "DerivativesEntry": (
-        frozenset({"opgen.spec.derivatives.entry", "opgen.spec.mlx.derivatives"}),
-        "MLX's gradient entries and derivatives.yaml's entries are one kind of thing with "
-        "two models; merging them into one class is its own change",
-    ),
-}
+KNOWN_DUPLICATE_CLASSES: Mapping[str, tuple[frozenset[str], str]] = {}
 
 EMITTER_RUNNER = "opgen.targets.emitters"
 EMITTER_TABLE = re.compile(r"(?:^|_)emitters$", re.IGNORECASE)

@@ -39,7 +39,7 @@ from opgen.autograd.model import (
 from opgen.autograd.saved_values import FormulaPatterns, check_size_methods, saved_values
 from opgen.diagnostics import Diagnostic, SpecError
 from opgen.frozen import frozen
-from opgen.spec.derivatives import DEFAULT_KEY, DerivativesEntry, Dialect, Formula, read_derivatives
+from opgen.spec.derivatives import DEFAULT_KEY, DerivativesEntry, Formula, read_derivatives
 from opgen.spec.groups import NativeFunctionsViewGroup
 from opgen.spec.model import Spec
 from opgen.spec.native import NativeFunction
@@ -52,7 +52,7 @@ _GRADS_INDEX = re.compile(r"(?:^|\W)grads\[(\d+)\]")
 
 def load_derivative_infos(spec: Spec, path: str) -> DerivativeInfos:
     """Read and build `path`'s infos; raises SpecError with every diagnostic found."""
-    entries = read_derivatives(path, view_grouped_functions(spec), Dialect.TORCH)
+    entries = read_derivatives(path, view_grouped_functions(spec))
     return build_derivative_infos(spec, entries)
 
 
@@ -65,7 +65,9 @@ def view_grouped_functions(spec: Spec) -> Iterator[NativeFunction]:
             yield g
 
 
-def build_derivative_infos(spec: Spec, entries: Sequence[DerivativesEntry]) -> DerivativeInfos:
+def build_derivative_infos(
+    spec: Spec, entries: Sequence[DerivativesEntry[NativeFunction]]
+) -> DerivativeInfos:
     builder = _InfoBuilder()
     infos: dict[FunctionSchema, dict[str, DifferentiabilityInfo]] = {}
     errors: list[Diagnostic] = []
@@ -100,7 +102,9 @@ class _InfoBuilder:
         self._patterns = FormulaPatterns()
         self._memo = BindingMemo()
 
-    def entry_infos(self, entry: DerivativesEntry) -> dict[str, DifferentiabilityInfo]:
+    def entry_infos(
+        self, entry: DerivativesEntry[NativeFunction]
+    ) -> dict[str, DifferentiabilityInfo]:
         function = self._function(entry.function)
         return {
             key: self._info(entry, key, formulas, function)
@@ -128,7 +132,11 @@ class _InfoBuilder:
         return _Function(f, bindings, arguments, returns)
 
     def _info(
-        self, entry: DerivativesEntry, key: str, formulas: tuple[Formula, ...], function: _Function
+        self,
+        entry: DerivativesEntry[NativeFunction],
+        key: str,
+        formulas: tuple[Formula, ...],
+        function: _Function,
     ) -> DifferentiabilityInfo:
         f = function.f
         available = _available_named_gradients(f, entry.given_output_differentiability)

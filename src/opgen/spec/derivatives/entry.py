@@ -10,10 +10,11 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from enum import Enum
+from typing import Generic, Protocol, TypeVar
 
 from opgen.diagnostics import Location
 from opgen.frozen import frozen
-from opgen.spec.native import NativeFunction
+from opgen.spec.schema import FunctionSchema
 from opgen.spec.yaml.located import WrittenText
 
 # The dispatch key of formulas written outside a `dispatch:` table.
@@ -23,6 +24,20 @@ DEFAULT_KEY = "Default"
 class Dialect(Enum):
     LIBRARY = "library"  # custom-op libraries (`opgen torch-library`)
     TORCH = "torch"  # PyTorch's derivatives.yaml (`opgen autograd`)
+    MLX = "mlx"  # MLX extensions (`opgen mlx`): the library's, one input per key, bare names
+
+
+class Differentiable(Protocol):
+    """What an entry names: an operator of a namespace, with a schema."""
+
+    @property
+    def namespace(self) -> str: ...
+
+    @property
+    def func(self) -> FunctionSchema: ...
+
+
+F = TypeVar("F", bound=Differentiable)
 
 
 @frozen
@@ -63,7 +78,7 @@ class Formula:
 
 
 @frozen
-class DerivativesEntry:
+class DerivativesEntry(Generic[F]):
     """One entry: the operator it names and its formulas, per dispatch key.
 
     `function` is the operator the formulas are for. In the torch dialect an
@@ -72,7 +87,7 @@ class DerivativesEntry:
     `canonical_function` picks.
     """
 
-    function: NativeFunction  # the operator the formulas differentiate
+    function: F  # the operator the formulas differentiate (a NativeFunction, an MLX operator)
     formulas_by_key: Mapping[str, tuple[Formula, ...]]  # "Default", then a dispatch table's keys
     output_differentiability: tuple[bool, ...]  # one per output; all True if not given
     location: Location  # of the `name:` value
@@ -109,10 +124,10 @@ class FormulaHeader:
 
 
 @frozen
-class DerivativesFile:
+class DerivativesFile(Generic[F]):
     """A library's derivatives file: its entries and the headers its formulas need."""
 
-    derivatives: tuple[DerivativesEntry, ...]  # the entries, in file order
+    derivatives: tuple[DerivativesEntry[F], ...]  # the entries, in file order
     headers: tuple[FormulaHeader, ...]  # the `include:` entries, in file order
 
 
@@ -121,13 +136,13 @@ def uses(text: str, name: str) -> bool:
     return re.search(rf"(?<![\w.:>]){re.escape(name)}(?!\w)", text) is not None
 
 
-def output_names(f: NativeFunction) -> tuple[str, ...]:
+def output_names(f: Differentiable) -> tuple[str, ...]:
     """How formulas name the outputs by position: `result`, or `result0`, `result1`, ..."""
     count = len(f.func.returns)
     return ("result",) if count == 1 else tuple(f"result{i}" for i in range(count))
 
 
-def differentiable_inputs(f: NativeFunction) -> dict[str, str]:
+def differentiable_inputs(f: Differentiable) -> dict[str, str]:
     """The inputs a library formula may give gradients of, by name, with their schema types."""
     return {
         a.name: str(a.type)
@@ -136,7 +151,7 @@ def differentiable_inputs(f: NativeFunction) -> dict[str, str]:
     }
 
 
-def argument_names(f: NativeFunction) -> frozenset[str]:
+def argument_names(f: Differentiable) -> frozenset[str]:
     """The names of `f`'s C++ arguments: the schema's, with TensorOptions packed as `options`.
 
     A formula key whose first name is one of them is a backward formula.

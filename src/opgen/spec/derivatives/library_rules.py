@@ -9,15 +9,14 @@ from __future__ import annotations
 
 import re
 
-from opgen.diagnostics import SpecError
-from opgen.spec.derivatives.entry import Formula, differentiable_inputs, uses
-from opgen.spec.native import NativeFunction
+from opgen.diagnostics import SpecError, did_you_mean
+from opgen.spec.derivatives.entry import Differentiable, Formula, differentiable_inputs, uses
 
 _OUTPUT_KEY = re.compile(r"result\d*")
 _GRADS_INDEX = re.compile(r"(?<![\w.])grads\[(\d+)\]")
 
 
-def check_library_formula(formula: Formula, f: NativeFunction, covered: set[str]) -> None:
+def check_library_formula(formula: Formula, f: Differentiable, covered: set[str]) -> None:
     """Check one formula of `f`; `covered` collects the inputs with a formula so far."""
     if len(formula.names) == 1 and _OUTPUT_KEY.fullmatch(formula.names[0]):
         raise SpecError(
@@ -37,11 +36,12 @@ def check_library_formula(formula: Formula, f: NativeFunction, covered: set[str]
             raise SpecError(
                 f"'{name}' is not a tensor input of '{f.func.name}': it has no gradient", at
             )
-        raise SpecError(f"'{f.func.name}' has no input named '{name}'", at)
+        hint = did_you_mean(name, [a.name for a in f.func.arguments.flat_all])
+        raise SpecError(f"'{f.func.name}' has no input named '{name}'{hint}", at)
     _check_outputs_used(formula, f)
 
 
-def _check_outputs_used(formula: Formula, f: NativeFunction) -> None:
+def _check_outputs_used(formula: Formula, f: Differentiable) -> None:
     count = len(f.func.returns)
     for match in _GRADS_INDEX.finditer(formula.text):
         if int(match.group(1)) >= count:

@@ -1,7 +1,8 @@
 """Which operator a derivatives entry names, in each dialect.
 
 A library entry names an operator as `ns::name.overload(...)` (namespace
-optional) and must repeat its schema, defaults included. An entry of PyTorch's
+optional) and must repeat its schema, defaults included; an MLX extension's
+entry may give the name alone. An entry of PyTorch's
 file names it by its exact schema text, without namespace; its formulas are
 then for the *canonical* function of that schema's signature: the first
 function of the same signature (the inplace, out= and functional variants of
@@ -14,11 +15,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from typing import Generic
 
 from opgen.diagnostics import Location, SpecError, did_you_mean
+from opgen.spec.derivatives.entry import Dialect, F
 from opgen.spec.native import NativeFunction
 from opgen.spec.schema import FunctionSchema
-from opgen.spec.syntax import SchemaError
+from opgen.spec.syntax import IDENTIFIER, SchemaError
 
 # What upstream accepts as an entry's name: `base[.overload](...)`.
 _TORCH_NAME = re.compile(r"(\w+)(?:\.\w+)?\(")
@@ -59,24 +62,38 @@ def _first_difference(written: FunctionSchema, expected: FunctionSchema, at: Loc
     return at.shifted(*written.span(written.returns))
 
 
-class LibraryOperators:
-    """The operators of a library, by qualified name."""
+class LibraryOperators(Generic[F]):
+    """The operators of a library, by qualified name; an MLX extension's may be named
+    without their schema (`- name: add`)."""
 
-    def __init__(self, functions: Iterable[NativeFunction]) -> None:
+    def __init__(self, functions: Iterable[F], dialect: Dialect) -> None:
         self._by_name = {f"{f.namespace}::{f.func.name}": f for f in functions}
+        self._bare_names = dialect is Dialect.MLX
 
-    def resolve(self, text: str, at: Location) -> NativeFunction:
+    def resolve(self, text: str, at: Location) -> F:
         head = text.partition("(")[0]
-        namespace, sep, _ = head.rpartition("::")
+        namespace, sep, base = head.rpartition("::")
         skip = len(namespace) + len(sep)
-        schema = _parse(text[skip:], at.shifted(skip))
-        candidates = [f for key, f in self._by_name.items() if key.endswith(f"::{schema.name}")]
+        namespaces = {f.namespace for f in self._by_name.values()}
+        if namespace and namespaces and namespace not in namespaces:
+            listed = ", ".join(f"'{n}'" for n in sorted(namespaces))
+            namespace_at = at.shifted(0, len(namespace))
+            raise SpecError(
+                f"the operators are in namespace {listed}, not '{namespace}'", namespace_at
+            )
+        if self._bare_names and "(" not in text and IDENTIFIER.fullmatch(base):
+            schema = None
+        else:
+            schema = _parse(text[skip:], at.shifted(skip))
+            base = str(schema.name)
+        candidates = [f for key, f in self._by_name.items() if key.endswith(f"::{base}")]
         if namespace:
             candidates = [f for f in candidates if f.namespace == namespace]
         if not candidates:
-            raise SpecError(f"derivatives entry for '{schema.name}', which is not in the spec", at)
+            names = [str(f.func.name) for f in self._by_name.values()]
+            raise _unknown(base, at, names)
         f = candidates[0]
-        if str(schema) != str(f.func):  # defaults too: the formulas see the spec's values
+        if schema is not None and str(schema) != str(f.func):  # the formulas see the defaults
             raise _mismatch(schema, f.func, at.shifted(skip))
         return f
 

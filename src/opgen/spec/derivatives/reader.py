@@ -11,7 +11,8 @@ one run reports every bad entry.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
+from typing import Generic
 
 from opgen.diagnostics import Diagnostic, Location, SpecError, did_you_mean
 from opgen.spec.derivatives.entry import (
@@ -19,6 +20,8 @@ from opgen.spec.derivatives.entry import (
     DerivativesEntry,
     DerivativesFile,
     Dialect,
+    Differentiable,
+    F,
     Formula,
     FormulaHeader,
     argument_names,
@@ -28,6 +31,7 @@ from opgen.spec.derivatives.operators import LibraryOperators, TorchOperators
 from opgen.spec.derivatives.torch_rules import check_torch_formulas
 from opgen.spec.keys import BACKEND_COMPONENTS
 from opgen.spec.native import NativeFunction
+from opgen.spec.syntax import IDENTIFIER
 from opgen.spec.yaml.load import YamlDocument, YamlList, YamlMap, load_yaml
 from opgen.spec.yaml.located import written
 
@@ -43,35 +47,42 @@ _HEADER = re.compile(r'<[^\s<>"][^<>"\n]*(?<!\s)>|[^\s<>"][^<>"\n]*(?<!\s)')
 _MAX_ERRORS = 20
 
 
-def load_library_derivatives(path: str, functions: Iterable[NativeFunction]) -> DerivativesFile:
-    """A library's derivatives file; raises SpecError with every diagnostic found."""
-    return _read(path, functions, Dialect.LIBRARY)
+def load_library_derivatives(
+    path: str, functions: Iterable[F], dialect: Dialect = Dialect.LIBRARY
+) -> DerivativesFile[F]:
+    """A library's derivatives file (or an MLX extension's, `Dialect.MLX`), whose entries
+    name operators of `functions`; raises SpecError with every diagnostic found."""
+    return _read(path, _LibraryReader(functions, dialect).read, dialect)
 
 
 def read_derivatives(
-    path: str, functions: Iterable[NativeFunction], dialect: Dialect
-) -> tuple[DerivativesEntry, ...]:
-    """Read `path`, whose entries name operators of `functions`; raises SpecError.
-
-    In the torch dialect `functions` must be in the order of the spec's view
-    grouping (see `TorchOperators`).
-    """
-    return _read(path, functions, dialect).derivatives
+    path: str, functions: Iterable[NativeFunction]
+) -> tuple[DerivativesEntry[NativeFunction], ...]:
+    """Read PyTorch's `path`, whose entries name operators of `functions`, which must be in
+    the order of the spec's view grouping (see `TorchOperators`); raises SpecError."""
+    return _read(path, _TorchReader(functions).read, Dialect.TORCH).derivatives
 
 
-def _read(path: str, functions: Iterable[NativeFunction], dialect: Dialect) -> DerivativesFile:
+def _read(
+    path: str, read: Callable[[YamlMap], DerivativesEntry[F]], dialect: Dialect
+) -> DerivativesFile[F]:
     doc = load_yaml(path)
-    reader = _EntryReader(doc, functions, dialect)
-    derivatives: list[DerivativesEntry] = []
+    derivatives: list[DerivativesEntry[F]] = []
     headers: list[FormulaHeader] = []
     errors: list[Diagnostic] = []
-    seen: dict[int, DerivativesEntry] = {}
+    seen: dict[int, DerivativesEntry[F]] = {}
     for entry in _entries(doc):
         try:
+            if dialect is Dialect.MLX and _INCLUDE in entry:
+                raise SpecError(
+                    "'include:' entries are for `opgen torch-library`: MLX formulas call "
+                    "mlx::core operations and the extension's operators",
+                    entry.key_location(_INCLUDE),
+                )
             if dialect is Dialect.LIBRARY and _INCLUDE in entry:
                 headers.append(_header(entry))
                 continue
-            d = reader.read(entry)
+            d = read(entry)
             first = seen.setdefault(id(d.function), d)
             if first is not d:
                 raise SpecError(_second_entry(d, first, dialect), d.location)
@@ -102,9 +113,9 @@ def _header(entry: YamlMap) -> FormulaHeader:
     return FormulaHeader(name, entry.value_location(_INCLUDE))
 
 
-def _second_entry(d: DerivativesEntry, first: DerivativesEntry, dialect: Dialect) -> str:
+def _second_entry(d: DerivativesEntry[F], first: DerivativesEntry[F], dialect: Dialect) -> str:
     f = d.function
-    if dialect is Dialect.LIBRARY:
+    if dialect is not Dialect.TORCH:
         return f"a second derivatives entry for '{f.namespace}::{f.func.name}'"
     return (
         f"a second derivatives entry for '{f.func.name}' (the first is on line "
@@ -125,32 +136,57 @@ def _entries(doc: YamlDocument) -> list[YamlMap]:
     return [e for e in doc.root if isinstance(e, YamlMap)]
 
 
-class _EntryReader:
-    """Reads one entry at a time, with what every entry needs built once."""
+def _name(entry: YamlMap) -> tuple[str, Location]:
+    """The `name:` of an entry, and where it is written."""
+    if _NAME not in entry:
+        raise SpecError("a derivatives entry needs 'name:', the operator's schema", entry.location)
+    name = entry[_NAME]
+    at = entry.value_location(_NAME)
+    if not isinstance(name, str):
+        raise SpecError("'name:' must be the operator's schema, a string", at)
+    return name, at
 
-    def __init__(
-        self, doc: YamlDocument, functions: Iterable[NativeFunction], dialect: Dialect
-    ) -> None:
+
+class _LibraryReader(Generic[F]):
+    """Reads the entries of a library's (or an MLX extension's) file, one at a time."""
+
+    def __init__(self, functions: Iterable[F], dialect: Dialect) -> None:
         self.dialect = dialect
-        self._library = LibraryOperators(functions) if dialect is Dialect.LIBRARY else None
-        self._torch = TorchOperators(functions) if dialect is Dialect.TORCH else None
+        self._operators = LibraryOperators(functions, dialect)
 
-    def read(self, entry: YamlMap) -> DerivativesEntry:
-        name = entry.get(_NAME)
-        if _NAME not in entry:
-            raise SpecError(
-                "a derivatives entry needs 'name:', the operator's schema", entry.location
-            )
-        at = entry.value_location(_NAME)
-        if not isinstance(name, str):
-            raise SpecError("'name:' must be the operator's schema, a string", at)
-        if self._library is not None:
-            return self._read_library(entry, name, at)
-        assert self._torch is not None
-        f, base = self._torch.resolve(name, at)
+    def read(self, entry: YamlMap) -> DerivativesEntry[F]:
+        name, at = _name(entry)
+        f = self._operators.resolve(name, at)
+        covered: set[str] = set()
+        formulas = []
+        mlx = self.dialect is Dialect.MLX
+        for key in entry:
+            if key == _NAME or (key == _OUTPUT_DIFFERENTIABILITY and not mlx):
+                continue
+            formula = mlx_formula(entry, key) if mlx else _formula(entry, key, (), self.dialect)
+            check_library_formula(formula, f, covered)
+            formulas.append(formula)
+        if not formulas:
+            raise SpecError(f"the derivatives entry for '{f.func.name}' has no formula", at)
+        given = None if mlx else _output_differentiability(entry, f, self.dialect, False)
+        values = (True,) * len(f.func.returns) if given is None else given[0]
+        return DerivativesEntry(
+            f, {DEFAULT_KEY: tuple(formulas)}, values, at, str(f.func.name.name)
+        )
+
+
+class _TorchReader:
+    """Reads the entries of PyTorch's derivatives.yaml, one at a time."""
+
+    def __init__(self, functions: Iterable[NativeFunction]) -> None:
+        self._operators = TorchOperators(functions)
+
+    def read(self, entry: YamlMap) -> DerivativesEntry[NativeFunction]:
+        name, at = _name(entry)
+        f, base = self._operators.resolve(name, at)
         _check_argument_names(f, at)
         formulas = self._formula_tables(entry, f)
-        given = _output_differentiability(entry, f, self.dialect, _DISPATCH in entry)
+        given = _output_differentiability(entry, f, Dialect.TORCH, _DISPATCH in entry)
         values, conditions = given or ((True,) * len(f.func.returns), None)
         return DerivativesEntry(
             function=f,
@@ -164,26 +200,7 @@ class _EntryReader:
             ),
         )
 
-    def _read_library(self, entry: YamlMap, name: str, at: Location) -> DerivativesEntry:
-        assert self._library is not None
-        f = self._library.resolve(name, at)
-        covered: set[str] = set()
-        formulas = []
-        for key in entry:
-            if key in (_NAME, _OUTPUT_DIFFERENTIABILITY):
-                continue
-            formula = self._formula(entry, key, ())
-            check_library_formula(formula, f, covered)
-            formulas.append(formula)
-        if not formulas:
-            raise SpecError(f"the derivatives entry for '{f.func.name}' has no formula", at)
-        given = _output_differentiability(entry, f, self.dialect, False)
-        values = (True,) * len(f.func.returns) if given is None else given[0]
-        return DerivativesEntry(
-            f, {DEFAULT_KEY: tuple(formulas)}, values, at, str(f.func.name.name)
-        )
-
-    def _formula_tables(self, entry: YamlMap, f: NativeFunction) -> dict[str, tuple[Formula, ...]]:
+    def _formula_tables(self, entry: YamlMap, f: Differentiable) -> dict[str, tuple[Formula, ...]]:
         keys = [k for k in entry if k not in (_NAME, _OUTPUT_DIFFERENTIABILITY, _DISPATCH)]
         if _DISPATCH not in entry:
             return {DEFAULT_KEY: self._table(entry, keys, f)}
@@ -212,26 +229,62 @@ class _EntryReader:
         return tables
 
     def _table(
-        self, mapping: YamlMap, keys: Sequence[object], f: NativeFunction
+        self, mapping: YamlMap, keys: Sequence[object], f: Differentiable
     ) -> tuple[Formula, ...]:
         arguments = argument_names(f)
-        formulas = tuple(self._formula(mapping, key, arguments) for key in keys)
+        formulas = tuple(_formula(mapping, key, arguments, Dialect.TORCH) for key in keys)
         check_torch_formulas(formulas, f, arguments)
         return formulas
 
-    def _formula(self, mapping: YamlMap, key: object, arguments: Collection[str]) -> Formula:
-        key_at = mapping.key_location(key)
-        if not isinstance(key, str):
-            raise SpecError(
-                "a formula's key must name inputs or outputs ('self', 'self, other', 'result')",
-                key_at,
-            )
-        names, offsets = _split_names(key, key_at)
-        if not isinstance(mapping[key], str):
-            raise SpecError("a formula must be a string", mapping.value_location(key))
-        # Upstream tells the two kinds apart by the first name alone.
-        forward = self.dialect is Dialect.TORCH and names[0] not in arguments
-        return Formula(key, names, written(mapping, key), key_at, offsets, forward=forward)
+
+def _formula(
+    mapping: YamlMap, key: object, arguments: Collection[str], dialect: Dialect
+) -> Formula:
+    key_at = mapping.key_location(key)
+    if not isinstance(key, str):
+        raise SpecError(
+            "a formula's key must name inputs or outputs ('self', 'self, other', 'result')",
+            key_at,
+        )
+    names, offsets = _split_names(key, key_at)
+    if not isinstance(mapping[key], str):
+        raise SpecError("a formula must be a string", mapping.value_location(key))
+    # Upstream tells the two kinds apart by the first name alone.
+    forward = dialect is Dialect.TORCH and names[0] not in arguments
+    return Formula(key, names, written(mapping, key), key_at, offsets, forward=forward)
+
+
+def mlx_formula(mapping: YamlMap, key: object) -> Formula:
+    """One formula of an MLX operator, in a derivatives entry or a spec's `grad:` mapping:
+    the gradient of one array input, a C++ expression."""
+    key_at = mapping.key_location(key)
+    if isinstance(key, str) and "," in key:
+        raise SpecError(
+            f"'{key}': a formula gives the gradient of one input; write one key per input", key_at
+        )
+    if not isinstance(key, str) or not IDENTIFIER.match(key):
+        raise SpecError("a formula's key names the array input it is for", key_at)
+    value = mapping[key]
+    if not isinstance(value, str) or not value.strip():
+        raise SpecError(
+            f"the gradient of '{key}' must be a C++ expression, a non-empty string",
+            mapping.value_location(key),
+        )
+    return Formula(key, (key,), written(mapping, key), key_at, (0,))
+
+
+def mlx_formulas(mapping: YamlMap) -> tuple[Formula, ...]:
+    """The formulas of an MLX spec entry's `grad:` mapping; SpecError with every bad one."""
+    formulas: list[Formula] = []
+    errors: list[Diagnostic] = []
+    for key in mapping:
+        try:
+            formulas.append(mlx_formula(mapping, key))
+        except SpecError as e:
+            errors.extend(e.diagnostics)
+    if errors:
+        raise SpecError.of(errors)
+    return tuple(formulas)
 
 
 def _split_names(key: str, at: Location) -> tuple[tuple[str, ...], tuple[int, ...]]:
@@ -249,7 +302,7 @@ def _split_names(key: str, at: Location) -> tuple[tuple[str, ...], tuple[int, ..
     return tuple(names), tuple(offsets)
 
 
-def _check_argument_names(f: NativeFunction, at: Location) -> None:
+def _check_argument_names(f: Differentiable, at: Location) -> None:
     for name in ("grad_input_mask", "result"):
         if any(a.name == name for a in f.func.arguments.flat_all):
             raise SpecError(
@@ -271,7 +324,7 @@ def _check_autograd_key(key: object, at: Location) -> None:
 
 
 def _output_differentiability(
-    entry: YamlMap, f: NativeFunction, dialect: Dialect, has_dispatch: bool
+    entry: YamlMap, f: Differentiable, dialect: Dialect, has_dispatch: bool
 ) -> tuple[tuple[bool, ...], tuple[str, ...] | None] | None:
     """The values of `output_differentiability:`, and its condition if it has one; None
     if the entry does not give it."""

@@ -16,14 +16,13 @@ import re
 from collections.abc import Collection, Sequence
 
 from opgen.diagnostics import SpecError, did_you_mean
-from opgen.spec.derivatives.entry import Formula, argument_names
-from opgen.spec.native import NativeFunction
+from opgen.spec.derivatives.entry import Differentiable, Formula, argument_names
 
 _POSITIONAL_OUTPUT = re.compile(r"result(\d+)")
 
 
 def check_torch_formulas(
-    formulas: Sequence[Formula], f: NativeFunction, arguments: Collection[str]
+    formulas: Sequence[Formula], f: Differentiable, arguments: Collection[str]
 ) -> None:
     """Check the keys of one table of `f`'s formulas; `arguments` as `argument_names(f)`."""
     return_names = {r.name for r in f.func.returns if r.name is not None}
@@ -53,19 +52,19 @@ def check_torch_formulas(
                 )
 
 
-def _check_arguments(formula: Formula, f: NativeFunction, arguments: Collection[str]) -> None:
+def _check_arguments(formula: Formula, f: Differentiable, arguments: Collection[str]) -> None:
     for i, name in enumerate(formula.names):
         if name not in arguments:
             raise SpecError(_no_input(name, f, arguments), formula.name_location(i))
 
 
-def _no_input(name: str, f: NativeFunction, candidates: Collection[str]) -> str:
+def _no_input(name: str, f: Differentiable, candidates: Collection[str]) -> str:
     hint = did_you_mean(name, candidates)
     return f"'{f.func.name}' has no input named '{name}'{hint}"
 
 
 def _check_inputs(
-    formula: Formula, f: NativeFunction, arguments: Collection[str], gradients: set[str]
+    formula: Formula, f: Differentiable, arguments: Collection[str], gradients: set[str]
 ) -> None:
     tensors = {a.name for a in f.func.arguments.flat_non_out if a.type.is_tensor_like()}
     for i, name in enumerate(formula.names):
@@ -83,7 +82,7 @@ def _check_inputs(
 
 
 def _check_outputs(
-    formula: Formula, f: NativeFunction, return_names: Collection[str], tangents: set[str]
+    formula: Formula, f: Differentiable, return_names: Collection[str], tangents: set[str]
 ) -> None:
     count = len(f.func.returns)
     by_name = by_position = False
@@ -109,7 +108,7 @@ def _check_outputs(
         tangents.add(name)
 
 
-def _not_an_output(name: str, f: NativeFunction, first: bool) -> str:
+def _not_an_output(name: str, f: Differentiable, first: bool) -> str:
     count = len(f.func.returns)
     if count == 0:
         outputs = "it has no output"

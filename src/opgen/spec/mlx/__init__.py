@@ -19,7 +19,7 @@ python_signature  the MLX dialect's Python signatures (MlxPythonSignature)
 declarations      what the two kinds of signature share: parameters and lists
 type_mapping      types and default values, in the three ways a spec writes them
 operators         one entry, either dialect, to an MlxOperator: shared keys and checks
-derivatives       gradient formulas: `grad:` mappings and derivatives.yaml
+derivatives       which derivatives file a spec has (`opgen.spec.derivatives` reads it)
 formulas          checking the C++ of gradient formulas and `shape:` rules
 mlx_headers       the names `mlx::core` declares, read from MLX's installed headers
 python_types      the Python types and defaults of bound functions (unions, `scalar | array`)

@@ -20,7 +20,8 @@ from collections.abc import Iterator, Mapping
 
 from opgen.diagnostics import Diagnostic, Location, SpecError, did_you_mean
 from opgen.frozen import frozen
-from opgen.spec.mlx.derivatives import WrittenFormula, read_grad_mapping
+from opgen.spec.derivatives.entry import Formula
+from opgen.spec.derivatives.reader import mlx_formulas
 from opgen.spec.mlx.formulas import MULTI_OUTPUT_NAMES, Scope, check_formula
 from opgen.spec.mlx.model import GradFormula, MlxOperator
 from opgen.spec.mlx.type_mapping import ARRAY_TYPES
@@ -69,7 +70,7 @@ class SharedKeys:
     python_name: str | None
     python_name_location: Location | None
     doc: str
-    grads: tuple[WrittenFormula, ...]
+    grads: tuple[Formula, ...]
     grad_location: Location | None
     dispatch: Mapping[str, str]
     dispatch_location: Location | None
@@ -87,9 +88,10 @@ class ReadOperator:
     func: FunctionSchema
     argument_locations: Mapping[str, Location]  # each argument's declaration
     keys: SharedKeys
-    grads: tuple[WrittenFormula, ...]  # inline, or from derivatives.yaml
+    grads: tuple[Formula, ...]  # inline, or from derivatives.yaml
     location: Location  # the entry
     method: bool = False  # a method of `array` too (`variants:`)
+    namespace: str = ""  # the library's, once the whole spec is read
 
 
 def name_problem(name: str) -> str | None:
@@ -119,7 +121,7 @@ def read_shared_keys(entry: YamlMap) -> SharedKeys:
     doc = entry.get("doc", "")
     if not isinstance(doc, str):
         errors.append(Diagnostic(entry.value_location("doc"), "'doc:' must be a string"))
-    grads: list[WrittenFormula] = []
+    grads: tuple[Formula, ...] = ()
     grad = entry.get("grad")
     if "grad" in entry and not isinstance(grad, YamlMap):
         errors.append(
@@ -130,7 +132,7 @@ def read_shared_keys(entry: YamlMap) -> SharedKeys:
         )
     elif isinstance(grad, YamlMap):
         try:
-            grads = read_grad_mapping(grad)
+            grads = mlx_formulas(grad)
         except SpecError as e:
             errors.extend(e.diagnostics)
     dispatch = _dispatch(entry, errors)
@@ -145,7 +147,7 @@ def read_shared_keys(entry: YamlMap) -> SharedKeys:
         python_name=python_name if isinstance(python_name, str) else None,
         python_name_location=entry.value_location("python_name") if python_name else None,
         doc=doc.strip() if isinstance(doc, str) else "",
-        grads=tuple(grads),
+        grads=grads,
         grad_location=entry.key_location("grad") if "grad" in entry else None,
         dispatch=dispatch,
         dispatch_location=entry.key_location("dispatch") if "dispatch" in entry else None,
@@ -260,16 +262,16 @@ def _argument_name_problem(name: str) -> str | None:
 def grad_problems(op: ReadOperator) -> Iterator[Diagnostic]:
     types = {a.name: str(a.type) for a in op.func.arguments.flat_all}
     for formula in op.grads:
-        kind = types.get(formula.input)
+        kind = types.get(formula.key)
         if kind is None:
-            hint = did_you_mean(formula.input, types)
+            hint = did_you_mean(formula.key, types)
             yield Diagnostic(
-                formula.key_location, f"'{op.name}' has no argument '{formula.input}'{hint}"
+                formula.key_location, f"'{op.name}' has no argument '{formula.key}'{hint}"
             )
         elif kind not in ARRAY_TYPES:
             yield Diagnostic(
                 formula.key_location,
-                f"'{formula.input}' is not an array ({kind}): only array inputs have gradients",
+                f"'{formula.key}' is not an array ({kind}): only array inputs have gradients",
             )
 
 
@@ -284,9 +286,9 @@ def formula_problems(
     names = {*arguments, *FORMULA_NAMES, *(MULTI_OUTPUT_NAMES if several else ())}
     scope = Scope(frozenset(names), mlx, namespace, operators, outputs)
     for formula in op.grads:
-        what = f"the gradient formula of '{formula.input}'"
-        for p in check_formula(formula.text.text, scope, what):
-            yield Diagnostic(formula.text.at(p.offset, p.length), p.message)
+        what = f"the gradient formula of '{formula.key}'"
+        for p in check_formula(formula.text, scope, what):
+            yield Diagnostic(formula.span(p.offset, p.length), p.message)
     shape = op.keys.shape
     if shape is not None:
         shape_scope = Scope(frozenset({*arguments, "inputs"}), mlx, namespace, operators, None)
@@ -297,13 +299,13 @@ def formula_problems(
 def build_operator(op: ReadOperator) -> MlxOperator:
     """The model of a checked operator; its formulas in argument order."""
     order = {a.name: i for i, a in enumerate(op.func.arguments.flat_all)}
-    grads = sorted(op.grads, key=lambda f: order[f.input])
+    grads = sorted(op.grads, key=lambda f: order[f.key])
     return MlxOperator(
         name=op.name,
         python_name=op.python_name,
         func=op.func,
         doc=op.keys.doc,
-        grads=tuple(GradFormula(f.input, f.text.text, f.text.location) for f in grads),
+        grads=tuple(GradFormula(f.key, f.text, f.location) for f in grads),
         dispatch=dict(op.keys.dispatch),
         shape=None if op.keys.shape is None else op.keys.shape.text,
         location=op.location,

@@ -30,6 +30,7 @@ from collections.abc import Sequence
 
 from opgen.diagnostics import Diagnostic, Location, SpecError
 from opgen.frozen import replace
+from opgen.spec.derivatives import Dialect, Formula, load_library_derivatives
 from opgen.spec.mlx.bound_entry import is_bound, read_bound_entry
 from opgen.spec.mlx.bound_spec_entry import (
     BOUND_SPEC_KEYS,
@@ -37,12 +38,7 @@ from opgen.spec.mlx.bound_spec_entry import (
     is_bound_spec,
     read_bound_spec_entry,
 )
-from opgen.spec.mlx.derivatives import (
-    Derivatives,
-    derivatives_file,
-    load_mlx_derivatives,
-    match_derivatives,
-)
+from opgen.spec.mlx.derivatives import Derivatives, derivatives_file
 from opgen.spec.mlx.methods import VARIANTS_KEY, operator_variants, variants
 from opgen.spec.mlx.mlx_entry import MLX_KEYS, entry_name, read_mlx_entry
 from opgen.spec.mlx.mlx_headers import mlx_names
@@ -384,10 +380,23 @@ class _Reader:
     def _with_derivatives(self, ops: list[ReadOperator], namespace: str) -> list[ReadOperator]:
         if self.derivatives is None:
             return ops
-        entries = load_mlx_derivatives(self.derivatives)
-        schemas = {op.name: op.func for op in ops}
-        inline = {op.name: op.keys.grad_location for op in ops if op.keys.grad_location is not None}
-        found = match_derivatives(entries, namespace, schemas, inline)
+        ops = [replace(op, namespace=namespace) for op in ops]
+        read = load_library_derivatives(self.derivatives, ops, Dialect.MLX)
+        found: dict[str, tuple[Formula, ...]] = {}
+        errors = []
+        for entry in read.derivatives:
+            inline = entry.function.keys.grad_location
+            if inline is not None:
+                errors.append(
+                    Diagnostic(
+                        entry.location,
+                        f"'{entry.name}' has its formulas in the spec ('grad:' on line "
+                        f"{inline.line}); give them in one place",
+                    )
+                )
+            found[entry.function.name] = entry.formulas
+        if errors:
+            raise SpecError.of(errors[:_MAX_ERRORS])
         ops = [replace(op, grads=found.get(op.name, op.grads)) for op in ops]
         for op in ops:
             if op.name in found:

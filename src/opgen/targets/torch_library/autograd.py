@@ -75,7 +75,7 @@ def function_name(f: NativeFunction) -> str:
     return "".join(w[:1].upper() + w[1:] for w in words if w) + "Function"
 
 
-def _used(d: DerivativesEntry, name: str) -> bool:
+def _used(d: DerivativesEntry[NativeFunction], name: str) -> bool:
     return any(uses(formula.text, name) for formula in d.formulas)
 
 
@@ -83,7 +83,7 @@ def _is_tensor(a: Argument) -> bool:
     return str(a.type) in ("Tensor", "Tensor?")
 
 
-def cpp_kernel(d: DerivativesEntry) -> LibraryAutogradKernel:
+def cpp_kernel(d: DerivativesEntry[NativeFunction]) -> LibraryAutogradKernel:
     f = d.function
     dispatcher = FunctionSignatures(f).dispatcher
     cls = function_name(f)
@@ -153,7 +153,7 @@ def _kernel_body(f: NativeFunction, cls: str, function_type: str, names: str) ->
     ]
 
 
-def _saved_tensors(d: DerivativesEntry) -> list[tuple[str, str]]:
+def _saved_tensors(d: DerivativesEntry[NativeFunction]) -> list[tuple[str, str]]:
     """(name in backward, expression in forward) of each tensor the formulas use."""
     f = d.function
     saved = [
@@ -176,7 +176,7 @@ def _output_aliases(f: NativeFunction) -> list[tuple[str, ...]]:
     ]
 
 
-def _forward_body(d: DerivativesEntry, function_type: str, names: str) -> _Lines:
+def _forward_body(d: DerivativesEntry[NativeFunction], function_type: str, names: str) -> _Lines:
     f = d.function
     lines: _Lines = [
         "at::AutoDispatchBelowADInplaceOrView guard;",
@@ -201,7 +201,7 @@ def _forward_body(d: DerivativesEntry, function_type: str, names: str) -> _Lines
     return lines
 
 
-def _backward_body(d: DerivativesEntry) -> _Lines:
+def _backward_body(d: DerivativesEntry[NativeFunction]) -> _Lines:
     f = d.function
     lines: _Lines = [*_saved_bindings(d)]
     if _used(d, "grad"):
@@ -226,7 +226,7 @@ def _backward_body(d: DerivativesEntry) -> _Lines:
     return lines
 
 
-def _saved_bindings(d: DerivativesEntry) -> list[str]:
+def _saved_bindings(d: DerivativesEntry[NativeFunction]) -> list[str]:
     """The backward's variables for what the forward saved: tensors, then other values."""
     f = d.function
     style = FunctionSignatures(f).style
@@ -254,7 +254,7 @@ def _saved_bindings(d: DerivativesEntry) -> list[str]:
     return lines
 
 
-def _not_implemented(d: DerivativesEntry) -> list[tuple[str, str]]:
+def _not_implemented(d: DerivativesEntry[NativeFunction]) -> list[tuple[str, str]]:
     """The tensor inputs without a formula, each with the error for needing its gradient."""
     f = d.function
     return [
@@ -305,7 +305,7 @@ def _indent(lines: Sequence[str | _Verbatim], spaces: int) -> _Lines:
 # -- Python ------------------------------------------------------------------
 
 
-def python_autograd(d: DerivativesEntry) -> str:
+def python_autograd(d: DerivativesEntry[NativeFunction]) -> str:
     """`setup_context` and `backward` for `torch.library.register_autograd`, and the call."""
     f = d.function
     arguments = list(f.func.arguments.flat_all)

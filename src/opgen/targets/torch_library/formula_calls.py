@@ -32,6 +32,7 @@ from opgen.diagnostics import Diagnostic
 from opgen.frozen import frozen
 from opgen.spec.derivatives import DerivativesEntry, FormulaHeader
 from opgen.spec.model import Spec
+from opgen.spec.native import NativeFunction
 
 # A call: a name, maybe qualified, then `(`; not a member (`.f(`, `->f(`).
 _CALL = re.compile(
@@ -68,7 +69,7 @@ class _Declared:
 def formula_errors(
     spec: Spec,
     namespace: str,
-    derivatives: Iterable[DerivativesEntry],
+    derivatives: Iterable[DerivativesEntry[NativeFunction]],
     headers: Sequence[FormulaHeader],
     compiled: bool,
 ) -> Iterator[Diagnostic]:
@@ -85,7 +86,7 @@ def formula_errors(
 
 
 def _call_errors(
-    spec: Spec, namespace: str, derivatives: Iterable[DerivativesEntry]
+    spec: Spec, namespace: str, derivatives: Iterable[DerivativesEntry[NativeFunction]]
 ) -> Iterator[Diagnostic]:
     """A diagnostic per call of a C++ formula that cannot reach the function it names."""
     declared = _Declared.of(spec, namespace)

@@ -28,6 +28,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from opgen.diagnostics import Diagnostic, did_you_mean
 from opgen.spec.derivatives import DerivativesEntry, Formula, FormulaHeader, output_names
 from opgen.spec.mlx.formulas import CPP_WORDS
+from opgen.spec.native import NativeFunction
 
 # A bare name: not a member (`.x`, `->x`) nor qualified (`ns::x`), nor part of a number.
 _NAME = re.compile(r"(?<![\w.:>$])(?<!\d)([A-Za-z_]\w*)(?!\w)(?!\s*(?:\(|::|<\w))")
@@ -40,7 +41,9 @@ _CPP_MORE = frozenset({"int64_t", "int32_t", "int16_t", "int8_t", "uint8_t", "ui
 
 
 def formula_name_errors(
-    derivatives: Iterable[DerivativesEntry], headers: Sequence[FormulaHeader], compiled: bool
+    derivatives: Iterable[DerivativesEntry[NativeFunction]],
+    headers: Sequence[FormulaHeader],
+    compiled: bool,
 ) -> Iterator[Diagnostic]:
     """A diagnostic per name a formula reads that nothing defines."""
     if compiled and headers:
@@ -54,7 +57,7 @@ def formula_name_errors(
                 yield from _python_problems(formula, scope, str(d.function.func.name))
 
 
-def _scope(d: DerivativesEntry) -> frozenset[str]:
+def _scope(d: DerivativesEntry[NativeFunction]) -> frozenset[str]:
     f = d.function
     outputs = list(output_names(f))
     outputs.extend(r.name for r in f.func.returns if r.name)

@@ -68,7 +68,7 @@ class Library:
     namespace: str
     package: str
     spec: Spec
-    derivatives: Mapping[str, DerivativesEntry]  # by qualified operator name
+    derivatives: Mapping[str, DerivativesEntry[NativeFunction]]  # by qualified operator name
     compiled: bool  # has C++ code: kernels, or gradient formulas in C++
     warnings: tuple[Diagnostic, ...] = ()
     formula_headers: tuple[FormulaHeader, ...] = ()  # `include:` entries of the derivatives
@@ -89,7 +89,7 @@ class Library:
     def kernels(self, f: NativeFunction) -> Mapping[DispatchKey, BackendMetadata]:
         return self.spec.kernels(f)
 
-    def derivative(self, f: NativeFunction) -> DerivativesEntry | None:
+    def derivative(self, f: NativeFunction) -> DerivativesEntry[NativeFunction] | None:
         return self.derivatives.get(qualified_name(f))
 
     def backend_selected(self, f: NativeFunction) -> bool:
@@ -127,7 +127,7 @@ def load_library(paths: LibraryPaths) -> Library:
     """Read and check a library; raises SpecError with every diagnostic found."""
     spec = load_spec(paths.spec, paths.tags, LoadOptions(library=True, release=paths.release))
     namespace = _namespace(spec)
-    derivatives: dict[str, DerivativesEntry] = {}
+    derivatives: dict[str, DerivativesEntry[NativeFunction]] = {}
     headers: tuple[FormulaHeader, ...] = ()
     errors: list[Diagnostic] = []
     if paths.derivatives is not None:
@@ -256,7 +256,7 @@ def _check_python_api(spec: Spec) -> Iterator[Diagnostic]:
 
 
 def _check_derivatives(
-    spec: Spec, derivatives: Mapping[str, DerivativesEntry], compiled: bool
+    spec: Spec, derivatives: Mapping[str, DerivativesEntry[NativeFunction]], compiled: bool
 ) -> Iterator[Diagnostic]:
     for d in derivatives.values():
         f = d.function
@@ -316,7 +316,9 @@ def _returns_text(f: NativeFunction) -> str:
     return str(f.func).rpartition(") -> ")[2]
 
 
-def _fake_warnings(spec: Spec, derivatives: Mapping[str, DerivativesEntry]) -> Iterator[Diagnostic]:
+def _fake_warnings(
+    spec: Spec, derivatives: Mapping[str, DerivativesEntry[NativeFunction]]
+) -> Iterator[Diagnostic]:
     for f in spec.functions:
         if f.func.is_mutable and not f.func.returns:
             continue  # PyTorch derives its fake kernel (custom operators change no metadata)
