@@ -238,6 +238,29 @@ def test_derivatives_file_rules_of_the_mlx_dialect(tmp_path: Path) -> None:
     ]
 
 
+def test_names_the_generated_code_declares(tmp_path: Path) -> None:
+    spec = (
+        "- namespace: mlxlib\n"
+        "- func: mlxlib::f(Tensor traced) -> Tensor\n"
+        "- func: mlxlib::g(Tensor x) -> Tensor[]\n"
+        "  dispatch: {cpu: g_cpu}\n"
+        "- func: mlxlib::h(Tensor x, Tensor x_size) -> Tensor\n"
+        "- func: mlxlib::k(Tensor x) -> Tensor\n"
+        "  python_name: Sequence\n"
+    )
+    assert errors(tmp_path, spec) == [
+        "spec.yaml:2:26: error: an argument cannot be named 'traced': formulas and bindings "
+        "use that name (argnums, backward, cotangent, cotangents, forward, grad, grads, inputs, "
+        "output, outputs, primals, result, results, s, stream, traced, vjps)",
+        "spec.yaml:4:3: error: 'g' is a primitive returning 'Tensor[]': give the number and "
+        "shapes of its outputs with 'shape:'",
+        "spec.yaml:5:36: error: an argument cannot be named 'x_size': the generated code gives "
+        "that name to what it derives from 'x'",
+        "spec.yaml:7:16: error: 'Sequence' would hide a name the operators' stub imports "
+        "(Dtype, Sequence, StreamOrDevice, array)",
+    ]
+
+
 def test_the_caller_gives_the_namespace(tmp_path: Path) -> None:
     spec = "- name: neg\n  signature: array neg(const array& x)\n"
     library = load(tmp_path, spec, namespace="mylib")

@@ -18,7 +18,7 @@ import pytest
 from opgen.api import nanobind
 from opgen.api.nanobind import NanobindTypeError, float32_literal, signature
 from opgen.cli import main
-from opgen.diagnostics import Location, SpecError
+from opgen.diagnostics import Location
 from opgen.spec.mlx.model import GradFormula, MlxLibrary, MlxOperator
 from opgen.spec.schema import FunctionSchema
 from opgen.targets.mlx import bindings, composite, operators, primitives, stubs
@@ -637,23 +637,6 @@ def test_files_of_a_library(tmp_path: Path) -> None:
     assert "nanobind_add_module(${target} NB_STATIC NOMINSIZE NB_DOMAIN mlx " in cmake
     assert '  "${CMAKE_CURRENT_LIST_DIR}/lib_ops.cpp"\n' in cmake
     assert "mlx/primitives.h" not in outputs.text("lib_ops.cpp")  # no primitives
-
-
-# -- what generation checks ----------------------------------------------------------------
-
-
-def test_generation_problems_are_located() -> None:
-    with pytest.raises(SpecError) as error:
-        bound(
-            operator("f(Tensor traced) -> Tensor"),
-            operator("g(Tensor x) -> Tensor[]", dispatch={"cpu": "g_cpu"}),
-            operator("h(Tensor x, Tensor x_size) -> Tensor"),
-        )
-    assert [str(d) for d in error.value.diagnostics] == [
-        "spec.yaml:3:3: error: f: argument 'traced' has a name the generated code uses; rename it",
-        "spec.yaml:3:3: error: g: a primitive returning 'Tensor[]' needs a 'shape:' rule",
-        "spec.yaml:3:3: error: h: argument 'x_size' has a name the generated code uses; rename it",
-    ]
 
 
 # -- the command ---------------------------------------------------------------------------

@@ -61,6 +61,10 @@ throw true try typedef typeid typename union unsigned using virtual void volatil
 xor xor_eq
 """
 CPP_KEYWORDS = frozenset(_CPP_KEYWORD_TEXT.split())
+# Names the generated code derives from an array argument's name (`x`: `has_x`, ...).
+_DERIVED_NAMES = ("has_{}", "{}_size", "{}_grads")
+# Names an operator's stub imports, which its Python name would hide.
+STUB_NAMES = frozenset({"array", "Dtype", "Sequence", "StreamOrDevice"})
 
 
 @frozen
@@ -204,9 +208,22 @@ def operator_problems(op: ReadOperator) -> Iterator[Diagnostic]:
     """What is wrong with the operator alone (formulas aside)."""
     func, keys = op.func, op.keys
     positional_default: str | None = None
+    if op.python_name in STUB_NAMES:
+        yield Diagnostic(
+            op.python_name_location,
+            f"'{op.python_name}' would hide a name the operators' stub imports "
+            f"({', '.join(sorted(STUB_NAMES))})",
+        )
+    arrays = [a.name for a in func.arguments.flat_all if str(a.type) in ARRAY_TYPES]
+    derived = {pattern.format(name): name for name in arrays for pattern in _DERIVED_NAMES}
     for argument in func.arguments.flat_all:
         at = op.argument_locations[argument.name]
         problem = _argument_name_problem(argument.name)
+        if problem is None and argument.name in derived:
+            problem = (
+                f"an argument cannot be named '{argument.name}': the generated code gives "
+                f"that name to what it derives from '{derived[argument.name]}'"
+            )
         if problem is not None:
             yield Diagnostic(at, problem)
         if argument in func.arguments.flat_positional:
