@@ -20,9 +20,9 @@ import pytest
 from opgen.cli import main
 from opgen.diagnostics import SpecError
 from opgen.spec.mlx.model import (
-    BoundFunction,
     BoundOverload,
     CallArgument,
+    MlxFunction,
     MlxLibrary,
     ParameterKind,
 )
@@ -42,7 +42,7 @@ def read(tmp_path: Path, entries: str, namespace: str = NAMESPACE) -> MlxLibrary
     return load_mlx_library(str(path), derivatives=None)
 
 
-def function(tmp_path: Path, entry: str) -> BoundFunction:
+def function(tmp_path: Path, entry: str) -> MlxFunction:
     (bound,) = read(tmp_path, entry).functions
     return bound
 

@@ -360,7 +360,10 @@ def test_an_operator_is_a_method_too_with_variants(tmp_path: Path) -> None:
         "  doc: x * factor.\n"
     )
     library = load_mlx_library(str(path), derivatives=None)
-    assert [op.method for op in library.operators] == [True]
+    assert [(f.qualified_name, f.operator is not None) for f in library.functions] == [
+        ("scale", True),
+        ("array.scale", True),
+    ]
     text = bindings.operator_method(bind(library)[0], library.namespace)
     assert text == [
         'methods["scale"] = nb::cpp_function(',
@@ -373,6 +376,11 @@ def test_an_operator_is_a_method_too_with_variants(tmp_path: Path) -> None:
         '    nb::arg("stream") = nb::none(),',
         '    "x * factor.");',
     ]
+    assert run("check", "--mlx", str(path), "--no-derivatives") == (
+        0,
+        f"{path}: ok: 1 operator, 1 method of array\n",
+        "",
+    )
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ import pytest
 
 from opgen.diagnostics import SpecError
 from opgen.spec.mlx.mlx_headers import declared_names, find_mlx_include, mlx_names
-from opgen.spec.mlx.model import MlxLibrary, MlxOperator
+from opgen.spec.mlx.model import MlxFunction, MlxLibrary
 from opgen.spec.mlx.reader import load_mlx_library
 
 MLX_OPS = frozenset(
@@ -47,9 +47,11 @@ def errors(tmp_path: Path, spec: str, derivatives: str | None = None) -> list[st
     return [str(d).replace(f"{tmp_path}/", "") for d in info.value.diagnostics]
 
 
-def summary(op: MlxOperator) -> tuple[str, str, str, list[tuple[str, str]], dict[str, str]]:
+def summary(f: MlxFunction) -> tuple[str, str, str, list[tuple[str, str]], dict[str, str]]:
+    op = f.operator
+    assert op is not None
     grads = [(g.input, g.formula) for g in op.grads]
-    return op.name, op.python_name, str(op.func), grads, dict(op.dispatch)
+    return op.name, f.python_name, str(op.func), grads, dict(op.dispatch)
 
 
 # -- opgen's spec language -------------------------------------------------------------
@@ -70,7 +72,7 @@ def test_spec_language_entries(tmp_path: Path) -> None:
         "  shape: x.shape()\n",
     )
     assert (library.namespace, library.module) == ("mlxlib", "mlxlib")
-    rms_norm, scale = library.operators
+    rms_norm, scale = library.functions
     assert summary(rms_norm) == (
         "rms_norm",
         "rms_norm",
@@ -82,7 +84,7 @@ def test_spec_language_entries(tmp_path: Path) -> None:
         {},
     )
     assert rms_norm.doc == "Root-mean-square normalization."
-    assert not rms_norm.is_primitive
+    assert rms_norm.operator is not None and not rms_norm.operator.is_primitive
     assert summary(scale) == (
         "scale",
         "scale_by",
@@ -90,8 +92,8 @@ def test_spec_language_entries(tmp_path: Path) -> None:
         [],
         {"cpu": "scale_cpu", "gpu": "scale_metal"},
     )
-    assert scale.shape == "x.shape()"
-    assert scale.is_primitive
+    assert scale.operator is not None and scale.operator.shape == "x.shape()"
+    assert scale.operator.is_primitive
 
 
 def test_formulas_from_derivatives_yaml_beside_the_spec(tmp_path: Path) -> None:
@@ -153,8 +155,10 @@ def test_one_signature_defaults_and_keyword_only(tmp_path: Path) -> None:
         "  keyword_only: [dtype, axes, out, mode]\n"
         "  python_name: norm_\n",
     )
-    (op,) = library.operators
-    assert (op.name, op.python_name) == ("norm", "norm_")
+    (function,) = library.functions
+    op = function.operator
+    assert op is not None
+    assert (op.name, function.python_name) == ("norm", "norm_")
     assert str(op.func) == (
         "norm(Tensor x, Tensor? bias=None, float eps=1e-5, int axis=-1, bool keepdims=False, "
         '*, ScalarType? dtype=None, int[] axes=[0,1], ScalarType out=float32, str mode="mean") '
@@ -174,8 +178,8 @@ def test_split_form(tmp_path: Path) -> None:
         "  grad:\n"
         "    x: multiply(grads[0], array(alpha))\n",
     )
-    (op,) = library.operators
-    assert summary(op) == (
+    (function,) = library.functions
+    assert summary(function) == (
         "axpy",
         "axpy_",  # the Python signature's name
         "axpy(Tensor x, Tensor? y=None, *, float alpha=2, int[] axes=[0,1]) -> (Tensor, Tensor)",
@@ -198,8 +202,8 @@ def test_both_dialects_and_both_forms_read_alike(tmp_path: Path) -> None:
         '  cpp_signature: "array(const array&, const array&, float)"\n'
         '  python_signature: "add(a: array, b: array, *, alpha: float = 1.0) -> array"\n'
     )
-    read = [load(tmp_path, spec).operators[0] for spec in (spec_language, one_signature, split)]
-    assert {(op.name, op.python_name, str(op.func)) for op in read} == {
+    read = [load(tmp_path, spec).functions[0] for spec in (spec_language, one_signature, split)]
+    assert {(summary(f)[0], f.python_name, summary(f)[2]) for f in read} == {
         ("add", "add", "add(Tensor a, Tensor b, *, float alpha=1.0) -> Tensor")
     }
 

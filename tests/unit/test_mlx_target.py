@@ -19,7 +19,7 @@ from opgen.api import nanobind
 from opgen.api.nanobind import NanobindTypeError, float32_literal, signature
 from opgen.cli import main
 from opgen.diagnostics import Location
-from opgen.spec.mlx.model import GradFormula, MlxLibrary, MlxOperator
+from opgen.spec.mlx.model import GradFormula, MlxFunction, MlxLibrary, MlxOperator
 from opgen.spec.schema import FunctionSchema
 from opgen.targets.mlx import bindings, composite, operators, primitives, stubs
 from opgen.targets.mlx.generate import library_files
@@ -35,19 +35,21 @@ def operator(
     dispatch: Mapping[str, str] | None = None,
     shape: str | None = None,
     doc: str = "",
-) -> MlxOperator:
+) -> MlxFunction:
+    """An operator, and the function of its name that binds it."""
     func = FunctionSchema.parse(schema)
     name = str(func.name)
     formulas = tuple(GradFormula(i, text, AT) for i, text in grads)
-    return MlxOperator(name, name, func, doc, formulas, dispatch or {}, shape, AT)
+    op = MlxOperator(name, func, formulas, dispatch or {}, shape, AT)
+    return MlxFunction(name, (), doc, AT, operator=op)
 
 
-def bound(*ops: MlxOperator) -> tuple[BoundOperator, ...]:
-    return bind(MlxLibrary("lib", "lib", ops, "spec.yaml"))
+def bound(*functions: MlxFunction) -> tuple[BoundOperator, ...]:
+    return bind(MlxLibrary("lib", "lib", functions, "spec.yaml"))
 
 
-def one(op: MlxOperator) -> BoundOperator:
-    return bound(op)[0]
+def one(function: MlxFunction) -> BoundOperator:
+    return bound(function)[0]
 
 
 # -- the nanobind convention ---------------------------------------------------------------

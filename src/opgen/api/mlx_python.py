@@ -42,8 +42,8 @@ from opgen.api.cpp_literals import cpp_string
 from opgen.frozen import frozen
 from opgen.spec.mlx.model import (
     BoundAs,
-    BoundFunction,
     BoundOverload,
+    MlxFunction,
     ParameterKind,
     PyParameter,
 )
@@ -252,7 +252,7 @@ def signature_text(name: str, overload: BoundOverload, receiver: bool = False) -
     return f"def {name}({', '.join(pieces)}) -> {overload.returns}"
 
 
-def signature_texts(function: BoundFunction) -> list[str]:
+def signature_texts(function: MlxFunction) -> list[str]:
     """The signature of each overload of a bound function, a method's with `self`."""
     receiver = function.bound_as is not BoundAs.FUNCTION
     return [signature_text(function.python_name, o, receiver) for o in function.overloads]

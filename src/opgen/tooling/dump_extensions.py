@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from opgen.spec.mlx.model import BoundAs, BoundFunction, MlxLibrary, MlxOperator
+from opgen.spec.mlx.model import BoundAs, MlxFunction, MlxLibrary, MlxOperator
 from opgen.spec.model import Spec
 from opgen.spec.native import NativeFunction
 
@@ -69,34 +69,37 @@ def library_record(spec: Spec, f: NativeFunction) -> dict[str, Any]:
 
 
 def mlx_records(library: MlxLibrary, signatures: bool) -> Iterator[dict[str, Any]]:
-    for op in library.operators:
-        yield mlx_operator_record(library, op, signatures)
     for function in library.functions:
-        yield bound_function_record(library, function, signatures)
+        if function.operator is None:
+            yield bound_function_record(library, function, signatures)
+        elif function.bound_as is BoundAs.FUNCTION:
+            yield mlx_operator_record(library, function, function.operator, signatures)
 
 
-def mlx_operator_record(library: MlxLibrary, op: MlxOperator, signatures: bool) -> dict[str, Any]:
+def mlx_operator_record(
+    library: MlxLibrary, function: MlxFunction, op: MlxOperator, signatures: bool
+) -> dict[str, Any]:
     record: dict[str, Any] = {
         "name": op.name,
         "namespace": library.namespace,
-        "python_name": op.python_name,
+        "python_name": function.python_name,
         "schema": str(op.func),
         "kind": "primitive" if op.is_primitive else "composite",
         "dispatch": dict(op.dispatch),
         "shape": op.shape,
         "gradients": [grad.input for grad in op.grads],
-        "doc": op.doc,
+        "doc": function.doc,
         "line": op.location.line,
     }
     if signatures:
         from opgen.api import nanobind
 
-        record["python"] = nanobind.signature(op.func).stub(op.python_name)
+        record["python"] = nanobind.signature(op.func).stub(function.python_name)
     return record
 
 
 def bound_function_record(
-    library: MlxLibrary, function: BoundFunction, signatures: bool
+    library: MlxLibrary, function: MlxFunction, signatures: bool
 ) -> dict[str, Any]:
     record: dict[str, Any] = {
         "name": function.qualified_name,

@@ -27,7 +27,7 @@ bound_entry       a bound function of the MLX dialect: a Python signature bound 
 bound_spec_entry  a bound function in opgen's spec language (overload names as unions)
 methods           the methods of `array` a bound entry declares: variants, operators, properties
 
-Bound functions (`BoundFunction`) bind existing C++ functions, such as
+Bound functions (`MlxFunction`) bind existing C++ functions, such as
 `mlx::core`'s, with MLX's own Python conventions and no `_impl`; their model is
 their own, a Python signature, and their convention `opgen.api.mlx_python`.
 """

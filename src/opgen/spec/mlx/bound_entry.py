@@ -43,9 +43,9 @@ from opgen.diagnostics import Location, SpecError
 from opgen.spec.mlx.declarations import matching_close, split_once, split_top_level
 from opgen.spec.mlx.methods import ARRAY, METHOD_KEYS, SELF, methods, variants
 from opgen.spec.mlx.model import (
-    BoundFunction,
     BoundOverload,
     CallArgument,
+    MlxFunction,
     ParameterKind,
     PyParameter,
 )
@@ -83,7 +83,7 @@ def is_bound(entry: YamlMap) -> bool:
 
 def read_bound_entry(
     entry: YamlMap, name: str, keys: SharedKeys, submodule: str = ""
-) -> list[BoundFunction]:
+) -> list[MlxFunction]:
     """The entry's function, or its methods of `array` (submodule `array`), and the
     methods it derives (`spec.mlx.methods`)."""
     on_array = submodule == ARRAY
@@ -123,9 +123,9 @@ def read_bound_entry(
     else:
         overloads = [_overload(entry, name, python_name, on_array)]
     if on_array:
-        function = BoundFunction(python_name, tuple(overloads), keys.doc, entry.location)
+        function = MlxFunction(python_name, tuple(overloads), keys.doc, entry.location)
         return methods(entry, function)
-    function = BoundFunction(python_name, tuple(overloads), keys.doc, entry.location, submodule)
+    function = MlxFunction(python_name, tuple(overloads), keys.doc, entry.location, submodule)
     return variants(entry, function)
 
 

@@ -41,9 +41,9 @@ from opgen.diagnostics import SpecError, did_you_mean
 from opgen.frozen import replace
 from opgen.spec.mlx.model import (
     BoundAs,
-    BoundFunction,
     BoundOverload,
     CallArgument,
+    MlxFunction,
     ParameterKind,
 )
 from opgen.spec.mlx.operators import ReadOperator
@@ -62,7 +62,7 @@ _RECEIVER_TYPES = ((Leaf.ARRAY,), (Leaf.ARRAY_LIKE,))  # what a function's array
 _NOT_FIRST = (ParameterKind.VARIADIC, ParameterKind.KEYWORD_ONLY)
 
 
-def variants(entry: YamlMap, function: BoundFunction) -> list[BoundFunction]:
+def variants(entry: YamlMap, function: MlxFunction) -> list[MlxFunction]:
     """The function entry's function and method, as `variants:` says (default: the
     function alone)."""
     for key in METHOD_KEYS:
@@ -119,7 +119,7 @@ def _variants(entry: YamlMap) -> list[str]:
     return items
 
 
-def _as_method(function: BoundFunction) -> BoundFunction:
+def _as_method(function: MlxFunction) -> MlxFunction:
     overloads = []
     for overload in function.overloads:
         first = overload.parameters[0] if overload.parameters else None
@@ -135,7 +135,7 @@ def _as_method(function: BoundFunction) -> BoundFunction:
     return replace(function, overloads=tuple(overloads), bound_as=BoundAs.METHOD)
 
 
-def methods(entry: YamlMap, function: BoundFunction) -> list[BoundFunction]:
+def methods(entry: YamlMap, function: MlxFunction) -> list[MlxFunction]:
     """The method an `array.<name>` entry declares, and the ones it derives (`reflected:`,
     `inplace:`)."""
     if VARIANTS_KEY in entry:
@@ -184,7 +184,7 @@ def methods(entry: YamlMap, function: BoundFunction) -> list[BoundFunction]:
     return out
 
 
-def _property(entry: YamlMap, function: BoundFunction, overload: BoundOverload) -> BoundFunction:
+def _property(entry: YamlMap, function: MlxFunction, overload: BoundOverload) -> MlxFunction:
     for key in ("inplace", "reflected", "operation", "incomparable"):
         if key in entry:
             raise SpecError(f"a property has no '{key}:'", entry.key_location(key))
@@ -196,7 +196,7 @@ def _property(entry: YamlMap, function: BoundFunction, overload: BoundOverload) 
     return replace(function, bound_as=BoundAs.PROPERTY)
 
 
-def _reflected(entry: YamlMap, method: BoundFunction, overload: BoundOverload) -> BoundFunction:
+def _reflected(entry: YamlMap, method: MlxFunction, overload: BoundOverload) -> MlxFunction:
     name = _dunder(entry, "reflected", "__r")
     at = entry.value_location("reflected")
     others = [p for p in overload.parameters[1:] if p.name != "stream"]

@@ -1,8 +1,13 @@
 """The model of an MLX extension spec, whichever dialect it was written in.
 
-An operator is a C++ function in the library's namespace, bound to Python
-under `python_name`. Its arguments and returns are a `FunctionSchema` of the
-spec model; the MLX meaning of each type is `opgen.api.nanobind`'s:
+Every entry is an `MlxFunction`: what Python sees (a function of the module or
+of a submodule, a method or property of `array`) and what it runs, either an
+operator the extension defines (`MlxOperator`) or existing C++ functions (its
+`overloads`, Python signatures bound as `opgen.api.mlx_python` says).
+
+An operator is a C++ function in the library's namespace. Its arguments and
+returns are a `FunctionSchema` of the spec model; the MLX meaning of each type
+is `opgen.api.nanobind`'s:
 
 - `Tensor`: `const mlx::core::array&` (Python `array`); `Tensor?`:
   `const std::optional<mlx::core::array>&` (`array | None`); `Tensor[]`:
@@ -69,15 +74,15 @@ class GradFormula:
 
 @frozen
 class MlxOperator:
+    """A C++ operator the extension defines, bound to Python by the `MlxFunction` that
+    names it."""
+
     name: str  # the C++ function, in the library's namespace
-    python_name: str  # the name in the Python module
     func: FunctionSchema  # arguments and returns, in the spec language
-    doc: str  # the Python docstring ("" if none)
     grads: tuple[GradFormula, ...]  # in argument order; empty: not differentiable
     dispatch: Mapping[str, str]  # "cpu"/"gpu" to kernel names; empty: composite
     shape: str | None  # the output shapes of a primitive, as a C++ expression
     location: Location  # the entry
-    method: bool = False  # a method of `array` too (`variants:`), its first argument the array
 
     @property
     def is_primitive(self) -> bool:
@@ -139,12 +144,14 @@ class BoundAs(enum.Enum):
 
 
 @frozen
-class BoundFunction:
-    """A Python function bound straight to existing C++ functions: no `_impl`, no gradients
-    of its own (MLX differentiates the functions it calls)."""
+class MlxFunction:
+    """An entry of the spec: what Python sees, a function of the module or of a submodule,
+    or a method or property of `array`, and the C++ it runs: an operator the extension
+    defines (`operator`), or existing C++ functions (`overloads`, tried in order), which
+    MLX differentiates."""
 
     python_name: str  # the name in the Python module (in `submodule`, if any), or on `array`
-    overloads: tuple[BoundOverload, ...]  # tried in this order
+    overloads: tuple[BoundOverload, ...]  # tried in this order; () for an operator's
     doc: str  # the Python docstring ("" if none)
     location: Location  # the entry
     submodule: str = ""  # the submodule it is in (`linalg`); "": the module itself
@@ -157,6 +164,9 @@ class BoundFunction:
     operation: str = ""
     # What a method returns instead of raising that error (`__eq__`: False); None: it raises.
     incomparable: bool | None = None
+    # The operator the extension defines and binds as it is (its arguments the schema's,
+    # the first one the array of a method); None: the function binds `overloads`.
+    operator: MlxOperator | None = None
 
     @property
     def qualified_name(self) -> str:
@@ -170,16 +180,28 @@ class BoundFunction:
 class MlxLibrary:
     namespace: str  # the C++ namespace of the operators (`mlxlib`)
     module: str  # the Python extension module's name (default: the namespace)
-    operators: tuple[MlxOperator, ...]  # the spec's operators, in spec order
+    functions: tuple[MlxFunction, ...]  # the operators' functions first, in spec order
     path: str  # the spec file
-    functions: tuple[BoundFunction, ...] = ()  # bound to existing C++ functions
+
+    @property
+    def operators(self) -> tuple[MlxOperator, ...]:
+        """The operators the library defines, in spec order."""
+        return tuple(
+            f.operator
+            for f in self.functions
+            if f.operator is not None and f.bound_as is BoundAs.FUNCTION
+        )
+
+    @property
+    def bound(self) -> tuple[MlxFunction, ...]:
+        """The functions, methods and properties that bind existing C++."""
+        return tuple(f for f in self.functions if f.operator is None)
 
 
 def bound_counts(library: MlxLibrary) -> str:
     """What a summary says of the library's bound functions and methods: `, 258 bound
     functions, 97 methods of array` ("" for none)."""
     on_array = sum(f.bound_as is not BoundAs.FUNCTION for f in library.functions)
-    on_array += sum(op.method for op in library.operators)
-    functions = len(library.functions) - on_array
+    functions = sum(f.bound_as is BoundAs.FUNCTION for f in library.bound)
     text = f", {counted(functions, 'bound function')}" if functions else ""
     return text + (f", {counted(on_array, 'method')} of array" if on_array else "")

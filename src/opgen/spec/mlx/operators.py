@@ -19,11 +19,11 @@ import keyword
 from collections.abc import Iterator, Mapping
 
 from opgen.diagnostics import Diagnostic, Location, SpecError, did_you_mean
-from opgen.frozen import frozen
+from opgen.frozen import frozen, replace
 from opgen.spec.derivatives.entry import Formula
 from opgen.spec.derivatives.reader import mlx_formulas
 from opgen.spec.mlx.formulas import MULTI_OUTPUT_NAMES, Scope, check_formula
-from opgen.spec.mlx.model import GradFormula, MlxOperator
+from opgen.spec.mlx.model import BoundAs, GradFormula, MlxFunction, MlxOperator
 from opgen.spec.mlx.type_mapping import ARRAY_TYPES
 from opgen.spec.schema import FunctionSchema
 from opgen.spec.syntax import IDENTIFIER
@@ -313,18 +313,18 @@ def formula_problems(
             yield Diagnostic(shape.at(p.offset, p.length), p.message)
 
 
-def build_operator(op: ReadOperator) -> MlxOperator:
-    """The model of a checked operator; its formulas in argument order."""
+def build_functions(op: ReadOperator) -> list[MlxFunction]:
+    """The model of a checked operator: its function, and its method if `variants:` says
+    so; its formulas in argument order."""
     order = {a.name: i for i, a in enumerate(op.func.arguments.flat_all)}
     grads = sorted(op.grads, key=lambda f: order[f.key])
-    return MlxOperator(
+    operator = MlxOperator(
         name=op.name,
-        python_name=op.python_name,
         func=op.func,
-        doc=op.keys.doc,
         grads=tuple(GradFormula(f.key, f.text, f.location) for f in grads),
         dispatch=dict(op.keys.dispatch),
         shape=None if op.keys.shape is None else op.keys.shape.text,
         location=op.location,
-        method=op.method,
     )
+    function = MlxFunction(op.python_name, (), op.keys.doc, op.location, operator=operator)
+    return [function, replace(function, bound_as=BoundAs.METHOD)] if op.method else [function]

@@ -42,12 +42,12 @@ from opgen.spec.mlx.derivatives import Derivatives, derivatives_file
 from opgen.spec.mlx.methods import VARIANTS_KEY, operator_variants, variants
 from opgen.spec.mlx.mlx_entry import MLX_KEYS, entry_name, read_mlx_entry
 from opgen.spec.mlx.mlx_headers import mlx_names
-from opgen.spec.mlx.model import BoundFunction, MlxLibrary
+from opgen.spec.mlx.model import MlxFunction, MlxLibrary
 from opgen.spec.mlx.operators import (
     SHARED_KEYS,
     ReadOperator,
     SharedKeys,
-    build_operator,
+    build_functions,
     formula_problems,
     grad_problems,
     name_problem,
@@ -108,7 +108,7 @@ class _Reader:
             self._check_settings(settings)
         dialect = self._dialect(entries)
         ops: list[ReadOperator] = []
-        functions: list[BoundFunction] = []
+        functions: list[MlxFunction] = []
         spec_bounds: list[tuple[SpecBound, SharedKeys, YamlMap]] = []
         namespaces: list[tuple[str, Location]] = []
         for entry in entries:
@@ -149,8 +149,8 @@ class _Reader:
         ops = self._with_derivatives(ops, namespace)
         self._check_formulas(ops, namespace)
         self._raise()
-        operators = tuple(build_operator(op) for op in ops)
-        return MlxLibrary(namespace, module, operators, self.doc.path, tuple(functions))
+        built = [f for op in ops for f in build_functions(op)]
+        return MlxLibrary(namespace, module, (*built, *functions), self.doc.path)
 
     def _raise(self) -> None:
         if self.errors:
@@ -320,12 +320,10 @@ class _Reader:
             self.errors.append(Diagnostic(at, f"{problem}: the module needs a Python name"))
         return str(module)
 
-    def _check_unique(
-        self, ops: Sequence[ReadOperator], functions: Sequence[BoundFunction]
-    ) -> None:
+    def _check_unique(self, ops: Sequence[ReadOperator], functions: Sequence[MlxFunction]) -> None:
         names: dict[str, ReadOperator] = {}
         python_names: dict[str, ReadOperator] = {}
-        bound: dict[str, BoundFunction] = {}
+        bound: dict[str, MlxFunction] = {}
         for function in functions:
             first_bound = bound.setdefault(function.qualified_name, function)
             if first_bound is not function:
@@ -412,7 +410,7 @@ class _Reader:
             self.errors.extend(formula_problems(op, mlx, namespace, operators))
 
 
-def _grouped(bounds: Sequence[tuple[SpecBound, SharedKeys, YamlMap]]) -> list[BoundFunction]:
+def _grouped(bounds: Sequence[tuple[SpecBound, SharedKeys, YamlMap]]) -> list[MlxFunction]:
     """Entries of the spec language's bound functions, one function per name, its
     overloads in the order written (and its method, if an entry says `variants:`)."""
     by_name: dict[str, list[tuple[SpecBound, SharedKeys, YamlMap]]] = {}
@@ -423,7 +421,7 @@ def _grouped(bounds: Sequence[tuple[SpecBound, SharedKeys, YamlMap]]) -> list[Bo
         python_name = next((k.python_name for _, k, _ in items if k.python_name), name)
         doc = next((k.doc for _, k, _ in items if k.doc), "")
         overloads = tuple(b.overload for b, _, _ in items)
-        function = BoundFunction(python_name, overloads, doc, items[0][0].location)
+        function = MlxFunction(python_name, overloads, doc, items[0][0].location)
         entry = next((e for _, _, e in items if VARIANTS_KEY in e), items[0][2])
         functions += variants(entry, function)
     return functions

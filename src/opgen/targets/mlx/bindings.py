@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from opgen.spec.mlx.model import BoundAs, BoundFunction
+from opgen.spec.mlx.model import BoundAs, MlxFunction
 from opgen.targets.mlx import bound
 from opgen.targets.mlx.cpp import string_literal
 from opgen.targets.mlx.library import BoundOperator
@@ -37,11 +37,14 @@ def bindings(
     module: str,
     header_name: str | None,
     comment: str,
-    functions: Sequence[BoundFunction] = (),
+    functions: Sequence[MlxFunction] = (),
 ) -> str:
-    """The module's source; `header_name` is None when it has only bound functions."""
+    """The module's source; `header_name` is None when it has only bound functions.
+    `functions`: every function, method and property, the operators' included."""
     short = module.rpartition(".")[2]
     lines = [f"// {comment}"]
+    on_array = [f for f in functions if f.bound_as is not BoundAs.FUNCTION]
+    functions = [f for f in functions if f.operator is None]
     if functions:
         lines += [f"#include {i}" for i in bound.INCLUDES] + [""]
     includes = INCLUDES + bound.NANOBIND_INCLUDES if functions else INCLUDES
@@ -55,14 +58,12 @@ def bindings(
     lines += [f"  m.doc() = {string_literal(f'MLX operators of {namespace}, bound by opgen.')};"]
     for op in ops:
         lines += ["", *definition(op, namespace)]
-    on_array = [f for f in functions if f.bound_as is not BoundAs.FUNCTION]
     functions = [f for f in functions if f.bound_as is BoundAs.FUNCTION]
     for function in functions:
         if not function.submodule:
             lines += ["", *bound.definitions(function, namespace)]
-    operator_methods = [op for op in ops if op.operator.method]
-    if on_array or operator_methods:
-        lines += ["", *_array_methods(operator_methods, on_array, namespace)]
+    if on_array:
+        lines += ["", *_array_methods(ops, on_array, namespace)]
     for submodule in submodules(functions):
         doc = string_literal(f"Functions of {namespace}::{submodule}, bound by opgen.")
         variable = bound.submodule_variable(submodule)
@@ -75,20 +76,23 @@ def bindings(
 
 
 def _array_methods(
-    ops: Sequence[BoundOperator], methods: Sequence[BoundFunction], namespace: str
+    ops: Sequence[BoundOperator], methods: Sequence[MlxFunction], namespace: str
 ) -> list[str]:
     """`array_methods()`, which makes the methods and properties anew at each call, the
     methods in a class of its own (`array`), where nanobind chains a method's overloads and
-    names it (`array.sum`)."""
+    names it (`array.sum`); an operator's method first."""
     body = [
         'nb::object holder = nb::module_::import_("builtins").attr("type")(',
         '    "array", nb::make_tuple(), nb::dict());',
         "nb::dict methods;",
     ]
-    for op in ops:
-        body += operator_method(op, namespace)
+    by_name = {op.name: op for op in ops}
     for method in methods:
-        body += bound.method_definition(method, namespace)
+        if method.operator is not None:
+            body += operator_method(by_name[method.operator.name], namespace)
+    for method in methods:
+        if method.operator is None:
+            body += bound.method_definition(method, namespace)
     body.append("return methods;")
     return [
         "  m.def(",
@@ -101,7 +105,7 @@ def _array_methods(
     ]
 
 
-def submodules(functions: Sequence[BoundFunction]) -> list[str]:
+def submodules(functions: Sequence[MlxFunction]) -> list[str]:
     """The submodules the functions are in, in the order of their first function."""
     return list(dict.fromkeys(f.submodule for f in functions if f.submodule))
 
@@ -109,11 +113,11 @@ def submodules(functions: Sequence[BoundFunction]) -> list[str]:
 def operator_method(op: BoundOperator, namespace: str) -> list[str]:
     """The statement of `array_methods()` that puts an operator's method into `methods`: the
     operator's function, its first argument the array."""
-    name = string_literal(op.operator.python_name)
+    name = string_literal(op.function.python_name)
     items = [f"&{namespace}::{op.name}", "nb::is_method()", "nb::scope(holder)"]
     items += [f"nb::name({name})", *op.signature.bindings()[1:]]
-    if op.operator.doc:
-        items.append(string_literal(op.operator.doc))
+    if op.function.doc:
+        items.append(string_literal(op.function.doc))
     return [
         f"methods[{name}] = nb::cpp_function(",
         *[f"    {i}," for i in items[:-1]],
@@ -123,9 +127,9 @@ def operator_method(op: BoundOperator, namespace: str) -> list[str]:
 
 def definition(op: BoundOperator, namespace: str) -> list[str]:
     """The `m.def(...)` statement of one operator, one argument per line."""
-    items = [string_literal(op.operator.python_name), f"&{namespace}::{op.name}"]
+    items = [string_literal(op.function.python_name), f"&{namespace}::{op.name}"]
     items += op.signature.bindings()
-    if op.operator.doc:
-        items.append(string_literal(op.operator.doc))
+    if op.function.doc:
+        items.append(string_literal(op.function.doc))
     inner = ",\n      ".join(items)
     return [f"  m.def(\n      {inner});"]

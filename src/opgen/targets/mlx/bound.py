@@ -19,7 +19,7 @@ import re
 
 from opgen.api import mlx_python
 from opgen.api.mlx_python import PyArgument
-from opgen.spec.mlx.model import BoundAs, BoundFunction, BoundOverload
+from opgen.spec.mlx.model import BoundAs, BoundOverload, MlxFunction
 from opgen.spec.mlx.python_types import Leaf
 from opgen.targets.mlx.cpp import string_literal
 from opgen.targets.mlx.layout import indent
@@ -391,7 +391,7 @@ inline std::optional<mlx::core::array> drawn_key(const std::optional<mlx::core::
 """
 
 
-def definitions(function: BoundFunction, namespace: str) -> list[str]:
+def definitions(function: MlxFunction, namespace: str) -> list[str]:
     """The `m.def(...)` statements of a function, one per overload, in order."""
     out: list[str] = []
     for overload in function.overloads:
@@ -399,13 +399,13 @@ def definitions(function: BoundFunction, namespace: str) -> list[str]:
     return out
 
 
-def definition(function: BoundFunction, overload: BoundOverload, namespace: str) -> list[str]:
+def definition(function: MlxFunction, overload: BoundOverload, namespace: str) -> list[str]:
     items = [string_literal(function.python_name), *_items(function, overload, namespace)]
     receiver = submodule_variable(function.submodule)
     return [f"  {receiver}.def(", *_arguments_lines(items), "  );"]
 
 
-def method_definition(function: BoundFunction, namespace: str) -> list[str]:
+def method_definition(function: MlxFunction, namespace: str) -> list[str]:
     """The statements of `array_methods()` that put a method or property into `methods`: one
     per overload, each chained to the ones before."""
     name = string_literal(function.python_name)
@@ -437,7 +437,7 @@ def _arguments_lines(items: list[str], by: str = "      ") -> list[str]:
     return [f"{by}{line}" if line else "" for line in lines]
 
 
-def _items(function: BoundFunction, overload: BoundOverload, namespace: str) -> list[str]:
+def _items(function: MlxFunction, overload: BoundOverload, namespace: str) -> list[str]:
     """The lambda and the annotations of a `def` (a method's without the array's)."""
     args = mlx_python.arguments(overload)
     method = function.bound_as is not BoundAs.FUNCTION
@@ -480,7 +480,7 @@ def _items(function: BoundFunction, overload: BoundOverload, namespace: str) -> 
     return items
 
 
-def _operand_checks(function: BoundFunction, args: tuple[PyArgument, ...]) -> list[str]:
+def _operand_checks(function: MlxFunction, args: tuple[PyArgument, ...]) -> list[str]:
     """A method's checks of its other operands, before they are converted."""
     if not function.operation and function.incomparable is None:
         return []

@@ -15,7 +15,7 @@ from opgen.api.nanobind import NanobindTypeError, NbSignature, signature
 from opgen.cached import cached
 from opgen.diagnostics import Diagnostic, Location, SpecError
 from opgen.frozen import frozen
-from opgen.spec.mlx.model import GradFormula, MlxLibrary, MlxOperator
+from opgen.spec.mlx.model import BoundAs, GradFormula, MlxFunction, MlxLibrary, MlxOperator
 
 # An identifier that is not a member (`x.shape`, `p->f`) or qualified (`mlx::core`).
 _IDENTIFIER = re.compile(r"(?<![\w.:>])[A-Za-z_]\w*")
@@ -29,6 +29,7 @@ def identifiers(code: str) -> frozenset[str]:
 @frozen
 class BoundOperator:
     operator: MlxOperator
+    function: MlxFunction  # the function that binds it: its Python name and docstring
     signature: NbSignature
 
     @property
@@ -69,9 +70,12 @@ def bind(library: MlxLibrary) -> tuple[BoundOperator, ...]:
     """Every operator with its signature; SpecError with every problem found."""
     bound: list[BoundOperator] = []
     problems: list[Diagnostic] = []
-    for op in library.operators:
+    for function in library.functions:
+        op = function.operator
+        if op is None or function.bound_as is not BoundAs.FUNCTION:
+            continue
         try:
-            bound.append(BoundOperator(op, signature(op.func)))
+            bound.append(BoundOperator(op, function, signature(op.func)))
         except NanobindTypeError as e:
             problems.append(Diagnostic(op.location, f"{op.name}: {e}"))
     if problems:

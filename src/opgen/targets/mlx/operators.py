@@ -32,7 +32,7 @@ def header(ops: Iterable[BoundOperator], namespace: str, comment: str) -> str:
     lines += ["", f"namespace {namespace} {{", ""]
     for op in ops:
         sig = op.signature
-        lines += [f"// {line}".rstrip() for line in op.operator.doc.splitlines()]
+        lines += [f"// {line}".rstrip() for line in op.function.doc.splitlines()]
         lines.append(function_head(f"{sig.returns} {op.name}", sig.parameters(defaults=True), ";"))
         lines.append("")
     composites = [op for op in ops if not op.operator.is_primitive]

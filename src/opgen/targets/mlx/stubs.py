@@ -20,7 +20,7 @@ import re
 from collections.abc import Sequence
 
 from opgen.api import mlx_python
-from opgen.spec.mlx.model import BoundAs, BoundFunction
+from opgen.spec.mlx.model import BoundAs, MlxFunction
 from opgen.spec.mlx.type_mapping import DTYPE_NAMES
 from opgen.targets.mlx import bound
 from opgen.targets.mlx.library import BoundOperator
@@ -41,22 +41,24 @@ def stub(
     ops: Sequence[BoundOperator],
     namespace: str,
     comment: str,
-    functions: Sequence[BoundFunction] = (),
+    functions: Sequence[MlxFunction] = (),
     module: str = "",
 ) -> str:
     """The module's stub; with functions in submodules, it imports each from `module`."""
-    own = [f for f in functions if not f.submodule and f.bound_as is BoundAs.FUNCTION]
+    own = [
+        f
+        for f in functions
+        if not f.submodule and f.bound_as is BoundAs.FUNCTION and f.operator is None
+    ]
     submodules = sorted({f.submodule for f in functions if f.submodule})  # as isort sorts
     imports = [f"from {module} import {name} as {name}" for name in submodules]
     doc = f"MLX operators of {namespace}, bound by opgen."
-    methods = any(f.bound_as is not BoundAs.FUNCTION for f in functions) or any(
-        op.operator.method for op in ops
-    )
+    methods = any(f.bound_as is not BoundAs.FUNCTION for f in functions)
     return _stub(list(ops), doc, comment, own, imports, methods)
 
 
 def submodule_stub(
-    submodule: str, namespace: str, comment: str, functions: Sequence[BoundFunction]
+    submodule: str, namespace: str, comment: str, functions: Sequence[MlxFunction]
 ) -> str:
     """The stub of a submodule, `<module>/<submodule>.pyi`: its functions."""
     own = [f for f in functions if f.submodule == submodule]
@@ -68,7 +70,7 @@ def _stub(
     ops: list[BoundOperator],
     doc: str,
     comment: str,
-    functions: Sequence[BoundFunction],
+    functions: Sequence[MlxFunction],
     submodule_imports: list[str],
     array_methods: bool = False,
 ) -> str:
@@ -118,8 +120,8 @@ def _isort_key(name: str) -> tuple[bool, str]:
 
 
 def definition(op: BoundOperator) -> list[str]:
-    head = op.signature.stub(op.operator.python_name)
-    doc = op.operator.doc
+    head = op.signature.stub(op.function.python_name)
+    doc = op.function.doc
     if not doc:
         return [f"{head}: ..."]
     return [f"{head}:", f"    {docstring(doc)}"]

@@ -111,7 +111,7 @@ def mlx_operators(path: str) -> OperatorSet:
 
     library = read_as("mlx", path, "coverage", lambda: load_mlx_library(path))
     locations = {f"{library.namespace}::{op.func.name}": op.location for op in library.operators}
-    for function in library.functions:
+    for function in library.bound:
         if function.bound_as is BoundAs.FUNCTION:
             name = function.qualified_name.replace(".", "::")
             locations.setdefault(f"{library.namespace}::{name}", function.location)

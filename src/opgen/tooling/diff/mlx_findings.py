@@ -17,21 +17,22 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from opgen.diagnostics import Location
+from opgen.frozen import frozen
 from opgen.spec.compat import compare_schemas
-from opgen.spec.mlx.model import BoundFunction, MlxLibrary, MlxOperator
+from opgen.spec.mlx.model import BoundAs, MlxFunction, MlxLibrary, MlxOperator
 from opgen.tooling.diff.findings import Finding, category_of, kernel_change, set_change
 
 
 def diff_mlx_specs(old: MlxLibrary, new: MlxLibrary) -> list[Finding]:
-    old_ops = {_key(old, op): op for op in old.operators}
-    new_ops = {_key(new, op): op for op in new.operators}
-    old_functions = {_bound_key(old, f): f for f in old.functions}
-    new_functions = {_bound_key(new, f): f for f in new.functions}
+    old_ops = _operators(old)
+    new_ops = _operators(new)
+    old_functions = {_bound_key(old, f): f for f in old.bound}
+    new_functions = {_bound_key(new, f): f for f in new.bound}
     findings: list[Finding] = []
     for key, n in new_ops.items():
         o = old_ops.get(key)
         if o is None:
-            message = f"new operator: {n.func}"
+            message = f"new operator: {n.operator.func}"
             findings.append(
                 Finding(key, "informational", "operator-added", message, None, n.location)
             )
@@ -53,7 +54,7 @@ def diff_mlx_specs(old: MlxLibrary, new: MlxLibrary) -> list[Finding]:
             )
     for key, o in old_ops.items():
         if key not in new_ops:
-            message = f"operator removed: {o.func}"
+            message = f"operator removed: {o.operator.func}"
             findings.append(_removed(key, "operator-removed", message, o.location))
     for key, of in old_functions.items():
         if key not in new_functions:
@@ -63,11 +64,27 @@ def diff_mlx_specs(old: MlxLibrary, new: MlxLibrary) -> list[Finding]:
     return findings
 
 
-def _key(library: MlxLibrary, op: MlxOperator) -> str:
-    return f"{library.namespace}::{op.func.name}"
+@frozen
+class _Operator:
+    """An operator and the name Python calls it by."""
+
+    operator: MlxOperator
+    python_name: str
+    location: Location
 
 
-def _bound_key(library: MlxLibrary, function: BoundFunction) -> str:
+def _operators(library: MlxLibrary) -> dict[str, _Operator]:
+    """The library's operators by namespace and name."""
+    return {
+        f"{library.namespace}::{f.operator.func.name}": _Operator(
+            f.operator, f.python_name, f.location
+        )
+        for f in library.functions
+        if f.operator is not None and f.bound_as is BoundAs.FUNCTION
+    }
+
+
+def _bound_key(library: MlxLibrary, function: MlxFunction) -> str:
     """`mlx::core::sum`, `mlx::core::linalg.norm`, `mlx::core::array.sum`."""
     return f"{library.namespace}::{function.qualified_name}"
 
@@ -76,8 +93,9 @@ def _removed(name: str, rule: str, message: str, location: Location) -> Finding:
     return Finding(name, "backward-incompatible", rule, message, location, None, ("backward",))
 
 
-def _changed(name: str, o: MlxOperator, n: MlxOperator) -> list[Finding]:
+def _changed(name: str, old: _Operator, new: _Operator) -> list[Finding]:
     findings: list[Finding] = []
+    o, n = old.operator, new.operator
     if str(o.func) != str(n.func):
         for change in compare_schemas(o.func, n.func):
             findings.append(
@@ -91,8 +109,8 @@ def _changed(name: str, o: MlxOperator, n: MlxOperator) -> list[Finding]:
                     tuple(change.breaks),
                 )
             )
-    if o.python_name != n.python_name:
-        message = f"Python name: {o.python_name} -> {n.python_name}"
+    if old.python_name != new.python_name:
+        message = f"Python name: {old.python_name} -> {new.python_name}"
         findings.append(
             Finding(
                 name,
@@ -125,7 +143,7 @@ def _metadata_changes(o: MlxOperator, n: MlxOperator) -> Iterator[tuple[str, str
         yield "shape-changed", f"shape: {o.shape or 'none'} -> {n.shape or 'none'}"
 
 
-def _signatures(function: BoundFunction) -> list[str]:
+def _signatures(function: MlxFunction) -> list[str]:
     from opgen.api.mlx_python import signature_texts
 
     return signature_texts(function)
