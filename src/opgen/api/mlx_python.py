@@ -1,8 +1,9 @@
 """MLX's Python convention for bound functions: how a Python parameter reaches C++.
 
-A bound function (`spec.mlx.bound_entry`) is one nanobind lambda per overload.
-Each Python parameter becomes a lambda parameter that nanobind converts, and,
-for the types MLX converts itself, a value the call uses:
+A bound function (`spec.mlx.mlx_dialect`, `spec.mlx.spec_language`) is one
+nanobind lambda per overload. Each Python parameter becomes a lambda parameter
+that nanobind converts, and, for the types MLX converts itself, a value the
+call uses:
 
     type               lambda parameter                                  value
     array              const mlx::core::array& x                          x

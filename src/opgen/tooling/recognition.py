@@ -93,9 +93,9 @@ def recognise(path: str, reading: Dialect) -> Evidence | None:
 
 
 def _mlx(entries: list[YamlMap]) -> Evidence | None:
-    from opgen.spec.mlx.bound_spec_entry import BOUND_SPEC_KEYS
-    from opgen.spec.mlx.mlx_entry import MLX_KEYS
+    from opgen.spec.mlx.mlx_dialect import MLX_KEYS
     from opgen.spec.mlx.operators import SHARED_KEYS
+    from opgen.spec.mlx.spec_language import BOUND_SPEC_KEYS
 
     # Keys of MLX entries that no other dialect has (`doc:` and `dispatch:` are shared).
     own = {*MLX_KEYS, *SHARED_KEYS, *BOUND_SPEC_KEYS} - {"name", "doc", "dispatch", "variants"}

@@ -1,6 +1,7 @@
-"""From what one entry says, in either dialect, to an `MlxOperator`: the shared keys and checks.
+"""From what an operator's entry says, in either dialect, to its `MlxFunction`: the shared
+keys and checks.
 
-Each dialect's entry reader (`spec_entry`, `mlx_entry`) turns its way of
+Each dialect's entry reader (`spec_language`, `mlx_dialect`) turns its way of
 writing the signature into a `FunctionSchema` and the location of each
 argument; the keys both dialects share (`python_name`, `doc`, `grad`,
 `dispatch`, `shape`) are read here (`read_shared_keys`), and so are the

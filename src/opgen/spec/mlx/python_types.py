@@ -1,6 +1,6 @@
 """The Python types and defaults of bound MLX functions: `scalar | array`, unions, `None`.
 
-A bound function (`bound_entry`) is written with its Python signature only,
+A bound function (`mlx_dialect`) is written with its Python signature only,
 and its parameters may take what MLX's own bindings take: unions of
 alternatives, tried in the order written. Each alternative is a `Leaf`:
 

@@ -1,8 +1,8 @@
 """Reading an MLX extension spec, in either dialect, into an `MlxLibrary`.
 
 A spec file is a list of operator entries, all in one dialect: entries with
-`func:` are opgen's spec language (`spec_entry`), entries with `name:` the
-MLX dialect (`mlx_entry`); mixing them in one file is an error. The file may
+`func:` are opgen's spec language (`spec_language`), entries with `name:` the
+MLX dialect (`mlx_dialect`); mixing them in one file is an error. The file may
 open with an entry of library settings, in either dialect:
 
     - namespace: mlxlib      # the C++ namespace of the operators
@@ -31,16 +31,15 @@ from collections.abc import Sequence
 from opgen.diagnostics import Diagnostic, Location, SpecError
 from opgen.frozen import replace
 from opgen.spec.derivatives import Dialect, Formula, load_library_derivatives
-from opgen.spec.mlx.bound_entry import is_bound, read_bound_entry
-from opgen.spec.mlx.bound_spec_entry import (
-    BOUND_SPEC_KEYS,
-    SpecBound,
-    is_bound_spec,
-    read_bound_spec_entry,
-)
 from opgen.spec.mlx.derivatives import Derivatives, derivatives_file
 from opgen.spec.mlx.methods import VARIANTS_KEY, operator_variants, variants
-from opgen.spec.mlx.mlx_entry import MLX_KEYS, entry_name, read_mlx_entry
+from opgen.spec.mlx.mlx_dialect import (
+    MLX_KEYS,
+    entry_name,
+    is_bound,
+    read_bound_entry,
+    read_mlx_entry,
+)
 from opgen.spec.mlx.mlx_headers import mlx_names
 from opgen.spec.mlx.model import MlxFunction, MlxLibrary
 from opgen.spec.mlx.operators import (
@@ -55,7 +54,14 @@ from opgen.spec.mlx.operators import (
     python_name_problem,
     read_shared_keys,
 )
-from opgen.spec.mlx.spec_entry import FUNC, read_spec_entry
+from opgen.spec.mlx.spec_language import (
+    BOUND_SPEC_KEYS,
+    FUNC,
+    SpecBound,
+    is_bound_spec,
+    read_bound_spec_entry,
+    read_spec_entry,
+)
 from opgen.spec.yaml.load import YamlDocument, YamlList, YamlMap, load_yaml
 
 LIBRARY_KEYS = ("namespace", "module")

@@ -1,4 +1,9 @@
-"""An entry of the MLX dialect: an operator written with C++ (and Python) signatures.
+"""The MLX dialect: entries written with C++ and Python signatures.
+
+An entry is an operator the extension defines, or a bound function: a Python
+signature bound straight to existing C++.
+
+An operator:
 
     - name: add                                      # the C++ function
       signature: "array add(const array& a, const array& b, float alpha = 1.0)"
@@ -26,6 +31,28 @@ naming the argument. `keyword_only:` does not go with it (the `*` says it).
 
 Either way the entry becomes the schema an entry of opgen's spec language
 would have written (`add(Tensor a, Tensor b, *, float alpha=1.0) -> Tensor`).
+
+A bound function has `call:`, `code:` or `overloads:`, or a `python_signature:`
+without `cpp_signature:`:
+
+    - name: sum
+      python_signature: "sum(a: array, /, axis: int | Sequence[int] | None = None,
+        keepdims: bool = False, *, stream: StreamOrDevice = None) -> array"
+      call: sum(a, axis?, keepdims)      # or code: "C++", or neither: sum(a, axis, keepdims)
+      promote: [a, b]                    # scalar | array parameters converted together
+      doc: ...
+
+Its signature is Python's (`bound_signature`), and what it runs is a `call:` or
+`code:` (`calls`); `overloads:` lists several `{python_signature, call | code,
+promote}` under one Python name, tried in order. A bound function has no
+`grad:`, `dispatch:` or `shape:`: MLX differentiates the functions it calls.
+
+A dotted name, `name: linalg.norm`, puts a bound function in a submodule of the
+extension (`linalg`, made with nanobind's `def_submodule`), and its C++
+functions in the namespace of that name inside the library's
+(`mlx::core::linalg`): that is where `call:` looks `norm` up and what `code:`
+sees beside the library's namespace. The signature names the function
+itself, `norm(...)`. An entry named `array.<name>` is a method (`methods`).
 """
 
 from __future__ import annotations
@@ -35,19 +62,23 @@ from typing import TypeVar
 
 from opgen.diagnostics import Location, SpecError, did_you_mean
 from opgen.frozen import frozen
-from opgen.spec.mlx.bound_entry import BOUND_KEYS
+from opgen.spec.mlx.bound_signature import bound_signature
+from opgen.spec.mlx.calls import call_of, code_of, promoted, text_of
 from opgen.spec.mlx.cpp_signature import MlxCppSignature, parse_cpp_signature
 from opgen.spec.mlx.declarations import Parameter
-from opgen.spec.mlx.methods import METHOD_KEYS, VARIANTS_KEY
+from opgen.spec.mlx.methods import ARRAY, METHOD_KEYS, VARIANTS_KEY, methods, variants
+from opgen.spec.mlx.model import BoundOverload, MlxFunction
 from opgen.spec.mlx.operators import ReadOperator, SharedKeys, name_problem
 from opgen.spec.mlx.python_signature import MlxPythonSignature, parse_python_signature
 from opgen.spec.mlx.type_mapping import cpp_default, python_default
 from opgen.spec.schema import FunctionSchema, OperatorName
 from opgen.spec.syntax import SchemaError
 from opgen.spec.yaml.load import YamlList, YamlMap
-from opgen.spec.yaml.located import WrittenText, written
+from opgen.spec.yaml.located import WrittenText
 
 T = TypeVar("T")
+BOUND_KEYS = ("call", "code", "promote", "overloads")
+OVERLOAD_KEYS = ("python_signature", "call", "code", "promote")
 NAME = "name"
 MLX_KEYS = (
     "name",
@@ -145,7 +176,7 @@ def entry_name(entry: YamlMap) -> tuple[str, Location]:
 
 
 def _one_signature(entry: YamlMap, name: str, keys: SharedKeys) -> tuple[list[_Argument], str, str]:
-    text = _text(entry, "signature")
+    text = text_of(entry, "signature")
     cpp = _parse(text, lambda t: parse_cpp_signature(t, named=True))
     if cpp.name != name:
         raise SpecError(
@@ -197,8 +228,8 @@ def _keyword_only(entry: YamlMap, names: list[str]) -> int:
 def _split_signatures(
     entry: YamlMap, name: str, keys: SharedKeys
 ) -> tuple[list[_Argument], str, str]:
-    cpp_text = _text(entry, "cpp_signature")
-    python_text = _text(entry, "python_signature")
+    cpp_text = text_of(entry, "cpp_signature")
+    python_text = text_of(entry, "python_signature")
     cpp = _parse(cpp_text, lambda t: parse_cpp_signature(t, named=False))
     python = _parse(python_text, parse_python_signature)
     if cpp.name is not None and cpp.name != name:
@@ -314,12 +345,6 @@ def _default(
     raise SpecError(message, text.at(parameter.default_offset, max(len(parameter.default), 1)))
 
 
-def _text(entry: YamlMap, key: str) -> WrittenText:
-    if not isinstance(entry[key], str):
-        raise SpecError(f"'{key}:' must be a string", entry.value_location(key))
-    return written(entry, key)
-
-
 def _parse(text: WrittenText, parse: Callable[[str], T]) -> T:
     try:
         return parse(text.text)
@@ -345,3 +370,73 @@ def _schema(name: str, arguments: list[_Argument], returns: str, at: Location) -
 
 def _piece(a: _Argument) -> str:
     return f"{a.spec_type} {a.name}" + ("" if a.default is None else f"={a.default}")
+
+
+def is_bound(entry: YamlMap) -> bool:
+    if any(key in entry for key in (*BOUND_KEYS, *METHOD_KEYS)):
+        return True
+    return "python_signature" in entry and "cpp_signature" not in entry
+
+
+def read_bound_entry(
+    entry: YamlMap, name: str, keys: SharedKeys, submodule: str = ""
+) -> list[MlxFunction]:
+    """The entry's function, or its methods of `array` (submodule `array`), and the
+    methods it derives (`spec.mlx.methods`)."""
+    on_array = submodule == ARRAY
+    for key in ("grad", "dispatch", "shape", "signature", "cpp_signature", "keyword_only"):
+        if key in entry:
+            raise SpecError(
+                f"'{key}:' is not for a bound function (one with 'call:', 'code:', 'overloads:' "
+                "or only a 'python_signature:'): it runs existing C++ functions, which MLX "
+                "differentiates",
+                entry.key_location(key),
+            )
+    python_name = keys.python_name or name
+    if "overloads" in entry:
+        for key in OVERLOAD_KEYS:
+            if key in entry:
+                raise SpecError(
+                    f"'{key}:' goes in each item of 'overloads:'", entry.key_location(key)
+                )
+        items = entry["overloads"]
+        if not isinstance(items, YamlList) or not items:
+            raise SpecError(
+                "'overloads:' lists {python_signature, call or code, promote} mappings",
+                entry.value_location("overloads"),
+            )
+        overloads = []
+        for i, item in enumerate(items):
+            if not isinstance(item, YamlMap):
+                raise SpecError("an overload is a mapping", items.item_locations[i])
+            for written_key in item:
+                if written_key not in OVERLOAD_KEYS:
+                    raise SpecError(
+                        f"unknown key '{written_key}' in an overload, which has "
+                        f"{', '.join(OVERLOAD_KEYS)}",
+                        item.key_location(written_key),
+                    )
+            overloads.append(_overload(item, name, python_name, on_array))
+    else:
+        overloads = [_overload(entry, name, python_name, on_array)]
+    if on_array:
+        function = MlxFunction(python_name, tuple(overloads), keys.doc, entry.location)
+        return methods(entry, function)
+    function = MlxFunction(python_name, tuple(overloads), keys.doc, entry.location, submodule)
+    return variants(entry, function)
+
+
+def _overload(entry: YamlMap, name: str, python_name: str, method: bool) -> BoundOverload:
+    if "python_signature" not in entry:
+        raise SpecError("a bound function needs 'python_signature:'", entry.location)
+    text = text_of(entry, "python_signature")
+    parameters, returns = bound_signature(text, python_name, method)
+    by_name = {p.name: p for p in parameters}
+    promote = promoted(entry, by_name)
+    code, code_at = code_of(entry)
+    function, arguments = (
+        (None, ()) if code is not None else call_of(entry, name, parameters, promote)
+    )
+    return BoundOverload(
+        parameters, returns, function, arguments, code, code_at, promote, text.location
+    )
