@@ -92,6 +92,20 @@ def test_random_draws_from_mlx_cores_global_key_sequence(core: ModuleType) -> No
     assert random.split(key).tolist() == mx.random.split(key).tolist()
 
 
+def test_seeds_are_mlx_cores_64_bit_unsigned_integers(core: ModuleType) -> None:  # noqa: F811
+    for seed in (0, 2**31, 2**40 + 7, 2**64 - 1):
+        assert core.random.key(seed).tolist() == mx.random.key(seed).tolist()
+        core.random.seed(seed)
+        ours = mx.random.uniform().item()
+        mx.random.seed(seed)
+        assert ours == mx.random.uniform().item()
+    for seed in (-1, 2**64):
+        for module in (core.random, mx.random):
+            for function in (module.seed, module.key):
+                with pytest.raises(TypeError):
+                    function(seed)
+
+
 def test_errors_are_mlx_cores(core: ModuleType) -> None:  # noqa: F811
     x = mx.ones((1, 1, 2, 4))
     calls: list[Callable[[Any], object]] = [

@@ -12,6 +12,7 @@ call uses:
     scalar             opgen_mlx::Scalar x (a number, and whether it was an int or a bool;
                        it converts to double)                             x
     int, float, bool   int x, double x, bool x                            x
+    uint64             std::uint64_t x (0 to 2**64 - 1, as MLX's seeds)     x
     str, Dtype         const std::string& x, mlx::core::Dtype x           x
     Shape              const std::vector<std::int64_t>& x_py              mlx::core::Shape x
     int | Shape        const std::variant<std::int64_t, std::vector<std::int64_t>>& x_py
@@ -57,6 +58,7 @@ _VALUE_TYPES = {
     Leaf.ARRAY_LIKE: "opgen_mlx::ScalarOrArray",
     Leaf.SCALAR: "opgen_mlx::Scalar",
     Leaf.INT: "int",
+    Leaf.UINT64: "std::uint64_t",
     Leaf.FLOAT: "double",
     Leaf.BOOL: "bool",
     Leaf.STR: "std::string",
@@ -78,7 +80,15 @@ _CONVERTED = {
     Leaf.INT_OR_SHAPE: "mlx::core::Shape",
 }
 _BY_VALUE = frozenset(
-    {"double", "int", "bool", "mlx::core::Dtype", "mlx::core::StreamOrDevice", "opgen_mlx::Scalar"}
+    {
+        "double",
+        "int",
+        "std::uint64_t",
+        "bool",
+        "mlx::core::Dtype",
+        "mlx::core::StreamOrDevice",
+        "opgen_mlx::Scalar",
+    }
 )
 
 

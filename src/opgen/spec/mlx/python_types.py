@@ -9,6 +9,7 @@ alternatives, tried in the order written. Each alternative is a `Leaf`:
     scalar                                      SCALAR (a Python bool, int or float)
     scalar | array (in either order)            ARRAY_LIKE (one alternative: converted to an array)
     int, float, bool, str, Dtype                INT, FLOAT, BOOL, STR, DTYPE
+    uint64                                      UINT64 (an int of 0 to 2**64 - 1, shown as int)
     Shape                                       SHAPE (mlx::core::Shape, checked into int32)
     int | Shape (in either order)               SHAPE (a lone int is a one-dimensional shape)
     Sequence[int], list[int], tuple[int, ...]   INT_LIST
@@ -40,6 +41,7 @@ class Leaf(enum.Enum):
     ARRAY_LIKE = "scalar | array"
     SCALAR = "scalar"
     INT = "int"
+    UINT64 = "uint64"
     FLOAT = "float"
     BOOL = "bool"
     STR = "str"
@@ -59,6 +61,7 @@ _NAMES = {
     "array": Leaf.ARRAY,
     "scalar": Leaf.SCALAR,
     "int": Leaf.INT,
+    "uint64": Leaf.UINT64,
     "float": Leaf.FLOAT,
     "bool": Leaf.BOOL,
     "str": Leaf.STR,
@@ -80,9 +83,13 @@ _SEQUENCE_OF = {
 _SEQUENCE = re.compile(r"(?:Sequence|list|List)\[(.*)\]|(?:tuple|Tuple)\[(.*),\.\.\.\]")
 _PREFIX = re.compile(r"\b(?:mlx\.core|mx|typing|collections\.abc)\.")
 # How the stub shows a leaf, where it is not as written.
-STUB_TEXT = {Leaf.SHAPE: "Sequence[int]", Leaf.INT_OR_SHAPE: "int | Sequence[int]"}
+STUB_TEXT = {
+    Leaf.SHAPE: "Sequence[int]",
+    Leaf.INT_OR_SHAPE: "int | Sequence[int]",
+    Leaf.UINT64: "int",
+}
 TYPE_LIST = (
-    "array, scalar, scalar | array, int, float, bool, str, Dtype, Shape, int | Shape, "
+    "array, scalar, scalar | array, int, uint64, float, bool, str, Dtype, Shape, int | Shape, "
     "Sequence[int], Sequence[array], tuple[int, int], tuple[int, int, int], "
     "Sequence[tuple[int, int]], "
     "Sequence[Sequence[int]], unions of these, and '| None'"
@@ -264,6 +271,8 @@ def _fits_leaf(value: object, leaf: Leaf) -> bool:
     if isinstance(value, int):
         if leaf is Leaf.INT:  # a C++ int
             return -(2**31) <= value < 2**31
+        if leaf is Leaf.UINT64:
+            return 0 <= value < 2**64
         return leaf in (Leaf.FLOAT, Leaf.SCALAR, Leaf.ARRAY_LIKE, Leaf.INT_OR_SHAPE)
     if isinstance(value, float):
         return leaf in (Leaf.FLOAT, Leaf.SCALAR, Leaf.ARRAY_LIKE)
