@@ -18,11 +18,10 @@ from __future__ import annotations
 
 import keyword
 from collections.abc import Iterator, Mapping
+from typing import TYPE_CHECKING
 
 from opgen.diagnostics import Diagnostic, Location, SpecError, did_you_mean
 from opgen.frozen import frozen, replace
-from opgen.spec.derivatives.entry import Formula
-from opgen.spec.derivatives.reader import mlx_formulas
 from opgen.spec.mlx.formulas import MULTI_OUTPUT_NAMES, Scope, check_formula
 from opgen.spec.mlx.model import BoundAs, GradFormula, MlxFunction, MlxOperator
 from opgen.spec.mlx.type_mapping import ARRAY_TYPES
@@ -30,6 +29,9 @@ from opgen.spec.schema import FunctionSchema
 from opgen.spec.syntax import IDENTIFIER
 from opgen.spec.yaml.load import YamlMap
 from opgen.spec.yaml.located import WrittenText, written
+
+if TYPE_CHECKING:  # read only where a spec has formulas
+    from opgen.spec.derivatives.entry import Formula
 
 SHARED_KEYS = ("python_name", "doc", "grad", "dispatch", "shape")
 DISPATCH_KEYS = ("cpu", "gpu")
@@ -137,6 +139,8 @@ def read_shared_keys(entry: YamlMap) -> SharedKeys:
         )
     elif isinstance(grad, YamlMap):
         try:
+            from opgen.spec.derivatives.reader import mlx_formulas  # only when there are any
+
             grads = mlx_formulas(grad)
         except SpecError as e:
             errors.extend(e.diagnostics)

@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from opgen.diagnostics import Diagnostic, Location, SpecError
 from opgen.frozen import replace
-from opgen.spec.derivatives import Dialect, Formula, load_library_derivatives
 from opgen.spec.mlx.derivatives import Derivatives, derivatives_file
 from opgen.spec.mlx.methods import VARIANTS_KEY, operator_variants, variants
 from opgen.spec.mlx.mlx_dialect import (
@@ -63,6 +63,9 @@ from opgen.spec.mlx.spec_language import (
     read_spec_entry,
 )
 from opgen.spec.yaml.load import YamlDocument, YamlList, YamlMap, load_yaml
+
+if TYPE_CHECKING:  # read only where a derivatives file is
+    from opgen.spec.derivatives import Formula
 
 LIBRARY_KEYS = ("namespace", "module")
 _DIALECT_KEYS = {FUNC: (FUNC, *BOUND_SPEC_KEYS, VARIANTS_KEY), "name": MLX_KEYS}
@@ -384,9 +387,11 @@ class _Reader:
     def _with_derivatives(self, ops: list[ReadOperator], namespace: str) -> list[ReadOperator]:
         if self.derivatives is None:
             return ops
+        from opgen.spec.derivatives import Dialect, load_library_derivatives
+
         ops = [replace(op, namespace=namespace) for op in ops]
         read = load_library_derivatives(self.derivatives, ops, Dialect.MLX)
-        found: dict[str, tuple[Formula, ...]] = {}
+        found: dict[str, tuple[Formula, ...]] = {}  # by operator
         errors = []
         for entry in read.derivatives:
             inline = entry.function.keys.grad_location
