@@ -56,6 +56,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 
+from opgen.cached import cached
 from opgen.counts import counted
 from opgen.diagnostics import Location
 from opgen.frozen import frozen
@@ -183,7 +184,7 @@ class MlxLibrary:
     functions: tuple[MlxFunction, ...]  # the operators' functions first, in spec order
     path: str  # the spec file
 
-    @property
+    @cached
     def operators(self) -> tuple[MlxOperator, ...]:
         """The operators the library defines, in spec order."""
         return tuple(
@@ -192,7 +193,7 @@ class MlxLibrary:
             if f.operator is not None and f.bound_as is BoundAs.FUNCTION
         )
 
-    @property
+    @cached
     def bound(self) -> tuple[MlxFunction, ...]:
         """The functions, methods and properties that bind existing C++."""
         return tuple(f for f in self.functions if f.operator is None)
