@@ -6,7 +6,8 @@ Two modules, each built as `opgen mlx` builds every extension (its generated
 - `mlxbench`, an extension: a tiny spec whose composite operators' `_impl`s
   just call `mlx::core::add`, `multiply`, `exp` and `sum(a, axes, keepdims)`;
 - `mlxbound`, bound functions: the entries of `add`, `multiply`, `exp`,
-  `sum`, `linalg.norm`, `array.reshape` and `array.__add__` of
+  `sum`, `linalg.norm`, `array.reshape`, `array.__add__`, indexing
+  (`array.__getitem__`, `array.__setitem__`) and `array.at` with its `add` of
   examples/mlx_core/mlx_core.yaml, as they are there (array or Python scalar
   arguments with MLX's weak scalars, `int | Sequence[int] | None` axes, `sum`
   a method too, `__add__` with its reflected and in-place forms).
@@ -14,7 +15,8 @@ Two modules, each built as `opgen mlx` builds every extension (its generated
 Each generated function is timed against MLX's own binding of the same
 operation (`mx.add`, ...) on small arrays: array arguments, a scalar argument
 (`add(a, 1.0)`), a reduction over an int axis and over a tuple of axes. Each
-method is timed as users call it (`a.sum()`, `a + 1.0`), with the generated
+method is timed as users call it (`a.sum()`, `a + 1.0`, `a[i, 1]`,
+`a.at[i].add(1.0)`; an assignment with the zeros it assigns to), with the generated
 methods set on `mx.array` for one chunk of calls and MLX's own for the next.
 The calls only build graph nodes (nothing is evaluated), so what differs is
 the binding: argument conversion, defaults, the stream.
@@ -82,7 +84,10 @@ opgen_add_mlxbound_module(mlxbound)
 """
 CHUNK = 1000  # calls of one statement before the other's, within a round
 CORE_SPEC = Path(__file__).parents[1] / "examples" / "mlx_core" / "mlx_core.yaml"
-BOUND = ("add", "multiply", "exp", "sum", "linalg.norm", "array.reshape", "array.__add__")
+BOUND = (
+    *("add", "multiply", "exp", "sum", "linalg.norm", "array.reshape", "array.__add__"),
+    *("array.__getitem__", "array.__setitem__", "array.at", "array.at.add"),
+)
 PAIRS = {  # label: (opgen's statement, MLX's statement)
     "add(a, b)": ("ob.add(a, b)", "mx.add(a, b)"),
     "multiply(a, b)": ("ob.multiply(a, b)", "mx.multiply(a, b)"),
@@ -106,6 +111,8 @@ METHODS = {
     for s in [
         *("a.sum()", "a.sum(axis=1)", "a.reshape(2, 8)", "a.reshape((16,))"),
         *("a + b", "a + 1.0", "1.0 + a"),
+        *("a[0]", "a[1:3]", "a[:, 1]", "a[i]", "a[i, 1]"),
+        *("a.at[i].add(1.0)", "a.at[1].add(b[0])", "c = mx.zeros((4, 4)); c[1] = 1.0"),
     ]
 }
 
@@ -136,6 +143,7 @@ SETUP = """\
 import mlx.core as mx, mlxbench as ob, mlxbound as bd
 a = mx.ones((4, 4))
 b = mx.ones((4, 4))
+i = mx.array([0, 2])
 generated = bd.array_methods()
 theirs = {name: vars(mx.array)[name] for name in generated}
 
@@ -172,6 +180,7 @@ def timings(
                 totals[k] += timers[k].timeit(number=CHUNK)
         calls = chunks * CHUNK
         rounds.append((totals[0] / calls, totals[1] / calls))
+    exec(setups[1], env)  # MLX's own methods back, for the next pair's SETUP to find
     return rounds
 
 

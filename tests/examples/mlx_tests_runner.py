@@ -30,11 +30,12 @@ OWN = frozenset({"array_methods"})
 
 
 def public(module: types.ModuleType) -> list[str]:
-    """The public functions of a module, sorted."""
+    """The public functions of a module, sorted (not its classes: `ArrayAt`, which `a.at`
+    gives)."""
     return sorted(
         n
-        for n in vars(module)
-        if not n.startswith("_") and n not in OWN and callable(getattr(module, n))
+        for n, v in vars(module).items()
+        if not n.startswith("_") and n not in OWN and callable(v) and not isinstance(v, type)
     )
 
 

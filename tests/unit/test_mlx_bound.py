@@ -28,7 +28,7 @@ from opgen.spec.mlx.model import (
 )
 from opgen.spec.mlx.python_types import Leaf, dtype_name
 from opgen.spec.mlx.reader import load_mlx_library
-from opgen.targets.mlx.bound import SUPPORT, definitions
+from opgen.targets.mlx.bound import definitions, support
 from opgen.targets.mlx.stubs import stub
 
 NAMESPACE = "mlx::core"
@@ -323,7 +323,7 @@ def test_an_array_like_is_tried_as_mlx_tries_it_any_other_object_last_converting
     None, and only in nanobind's converting pass, as MLX's `ArrayLike` (an implicit
     conversion) does: a complex whose parts float32 rounds reaches `std::complex` first.
     The ndarray takes any layout, as MLX's does (MLX copies the strides)."""
-    variant = SUPPORT[SUPPORT.index("using ScalarOrArray = std::variant<") :]
+    variant = support()[support().index("using ScalarOrArray = std::variant<") :]
     alternatives = variant[variant.index("<") + 1 : variant.index(">;")].split(",")
     assert [a.strip() for a in alternatives] == [
         "nb::bool_",
@@ -334,7 +334,7 @@ def test_an_array_like_is_tried_as_mlx_tries_it_any_other_object_last_converting
         "std::complex<float>",
         "ArrayLike",
     ]
-    caster = SUPPORT[SUPPORT.index("struct type_caster<opgen_mlx::ArrayLike>") :]
+    caster = support()[support().index("struct type_caster<opgen_mlx::ArrayLike>") :]
     assert (
         "if ((flags & static_cast<uint8_t>(cast_flags::convert)) == 0 || source.is_none()) {\n"
         "      return false;\n"

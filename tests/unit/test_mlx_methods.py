@@ -21,7 +21,7 @@ from tests.unit.test_mlx_submodules import errors, read
 
 from opgen.cli import main
 from opgen.diagnostics import SpecError
-from opgen.spec.mlx.model import BoundAs, ParameterKind
+from opgen.spec.mlx.model import BoundAs, ParameterKind, bound_counts
 from opgen.spec.mlx.reader import load_mlx_library
 from opgen.targets.mlx import bindings
 from opgen.targets.mlx.library import bind
@@ -423,3 +423,140 @@ def test_a_method_of_its_own_may_have_several_signatures(tmp_path: Path) -> None
         BoundAs.METHOD,
         2,
     )
+
+
+INDEXING = """\
+- name: array.__getitem__
+  python_signature: "__getitem__(self, arg: Index) -> array"
+  code: arg.get(self)
+- name: array.at
+  python_signature: "at(self) -> ArrayAt"
+  property: true
+  doc: Updates at an index.
+- name: array.at.add
+  python_signature: "add(self, value: scalar | array) -> array"
+  code: index.add(self, value)
+  promote: [self, value]
+"""
+
+
+def test_indexing_and_at_are_declared_with_index_and_arrayat(tmp_path: Path) -> None:
+    library = read(tmp_path, INDEXING)
+    assert [(f.qualified_name, f.bound_as.value) for f in library.functions] == [
+        ("array.__getitem__", "method"),
+        ("array.at", "property"),
+        ("array.at.add", "update"),
+    ]
+    assert bound_counts(library) == ", 2 methods of array, 1 of array.at"
+    text = bindings.bindings([], library.namespace, library.module, None, "@gen", library.functions)
+    assert bindings.bound.indexing() in text  # the support of `Index`, once
+    start = text.index("  nb::class_<opgen_mlx::ArrayAt>")
+    assert text[start : text.index('  m.def(\n      "array_methods"')] == _indented(
+        """\
+          nb::class_<opgen_mlx::ArrayAt>(m, "ArrayAt")
+              .def(
+                  "__getitem__",
+                  [](nb::handle at, nb::object indices) {
+                    nb::inst_ptr<opgen_mlx::ArrayAt>(at)->given = opgen_mlx::Index{indices};
+                    return nb::borrow(at);
+                  },
+                  nb::arg("indices").none(),
+                  nb::sig("def __getitem__(self, indices: object | None) -> ArrayAt"))
+              .def(
+                  "add",
+                  [](const opgen_mlx::ArrayAt& self_py, const opgen_mlx::ScalarOrArray& value_py) {
+                    const mlx::core::array& self = self_py.array;
+                    const opgen_mlx::Index& index = self_py.index();
+                    const std::optional<mlx::core::Dtype> promoted_dtype = opgen_mlx::promoted_dtype(self, value_py);
+                    const opgen_mlx::ArrayArgument value_array(value_py, promoted_dtype);
+                    const mlx::core::array& value = value_array;
+                    using namespace mlx::core;
+                    return index.add(self, value);
+                  },
+                  nb::arg("value"),
+                  nb::sig("def add(self, value: scalar | array) -> array")
+              );
+
+        """,  # noqa: E501
+        "  ",
+    )
+    start = text.index('        methods["__getitem__"]')
+    assert text[start : text.index("        return methods;")] == _indented(
+        """\
+        methods["__getitem__"] = nb::cpp_function(
+            [](const mlx::core::array& self, const opgen_mlx::Index& arg) {
+              using namespace mlx::core;
+              return arg.get(self);
+            },
+            nb::is_method(),
+            nb::scope(holder),
+            nb::name("__getitem__"),
+            nb::arg("arg").none(),
+            nb::sig("def __getitem__(self, arg: object | None) -> array")
+        );
+        methods["at"] = nb::module_::import_("builtins").attr("property")(
+            nb::cpp_function(
+                [](const mlx::core::array& self) {
+                  return opgen_mlx::ArrayAt{self, {}};
+                },
+                nb::sig("def at(self) -> ArrayAt")
+            ),
+            nb::none(),
+            nb::none(),
+            "Updates at an index.");
+        """
+    )
+    assert (
+        "class ArrayAt:\n"
+        "    def __getitem__(self, indices: object | None) -> ArrayAt: ...\n"
+        "    def add(self, value: scalar | array) -> array: ...\n"
+    ) in stub([], library.namespace, "@gen", library.functions)
+
+
+def _indented(text: str, by: str = "        ") -> str:
+    return textwrap.indent(textwrap.dedent(text), by)
+
+
+AT = '- name: array.at\n  python_signature: "at(self) -> ArrayAt"\n  property: true\n'
+ADD = '  python_signature: "add(self, value: array) -> array"\n'
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        (
+            '- name: array.f\n  python_signature: "f(self, i: Index | None) -> array"\n',
+            "4:33: an 'Index' takes None itself (a new axis): write 'Index'",
+        ),
+        (
+            f"- name: array.at.add\n{ADD}  code: index.add(self, value)\n",
+            "3:3: 'array.at.add' is a method of 'a.at[index]', and no entry 'array.at' makes "
+            "the property: 'at(self) -> ArrayAt', 'property: true'",
+        ),
+        (
+            f"{AT}- name: array.at.add\n{ADD}  call: add(self, value)\n",
+            "7:22: an update method of 'a.at[index]' says what it runs in 'code:', with the "
+            "array as 'self' and the index as 'index'",
+        ),
+        (
+            f"{AT}- name: array.at.add\n"
+            '  python_signature: "add(self, index: array) -> array"\n'
+            "  code: index.add(self, index)\n",
+            "7:32: 'index' is the index of 'a.at[index]' in the code: rename the parameter",
+        ),
+        (
+            '- name: array.at\n  python_signature: "at(self) -> ArrayAt"\n',
+            "3:3: 'at' is a property: write 'property: true'",
+        ),
+        (
+            f"{AT}  code: self\n",
+            "4:22: the property 'at' is the 'ArrayAt' opgen makes: it has no 'call:' or 'code:'",
+        ),
+        (
+            '- name: array.f\n  python_signature: "f(self) -> ArrayAt"\n  property: true\n',
+            "4:22: the property 'at' returns 'ArrayAt', and only it",
+        ),
+    ],
+)
+def test_indexing_mistakes_are_located(tmp_path: Path, entry: str, message: str) -> None:
+    assert errors(tmp_path, entry) == [message]

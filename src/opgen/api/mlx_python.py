@@ -19,6 +19,7 @@ call uses:
                                                                           mlx::core::Shape x
     Sequence[int]      const std::vector<int>& x                          x
     Sequence[array]    const std::vector<mlx::core::array>& x             x
+    Index              const opgen_mlx::Index& x (any object, None too)    x
     tuple[int, int]    const std::pair<int, int>& x                       x
     *x                 const nb::args& x_py                               std::vector<array> x
     *x: int            const nb::args& x_py (ints, or one sequence of them) std::vector<int> x
@@ -72,6 +73,7 @@ _VALUE_TYPES = {
     Leaf.INT_PAIR_LIST: "std::vector<std::pair<int, int>>",
     Leaf.INT_LIST_LIST: "std::vector<std::vector<int>>",
     Leaf.STREAM: "mlx::core::StreamOrDevice",
+    Leaf.INDEX: "opgen_mlx::Index",
 }
 # The types the binding converts, and what they become.
 _CONVERTED = {
@@ -115,7 +117,7 @@ class PyArgument:
         if p.name == "stream":
             return 'nb::arg("stream") = nb::none()'
         arg = "nb::arg()" if p.kind is ParameterKind.POSITIONAL_ONLY else f'nb::arg("{p.name}")'
-        if p.type.optional:
+        if p.type.optional or p.type.alternatives == (Leaf.INDEX,):
             arg += ".none()"
         return arg if p.default is None else f"{arg} = {default_object(p.default)}"
 

@@ -27,6 +27,18 @@ own, named `array.<name>`, whose signature takes `self` first, unannotated:
       reflected: __rsub__                   # 1 - a: subtract(other, self)
       inplace: __isub__                     # a -= 1: a's contents replaced, a returned
 
+`a.at[index]` is a property returning `ArrayAt`, which opgen makes (no `call:` or
+`code:`), and its update methods are entries named `array.at.<name>`, whose code
+has the array as `self` and the index as `index` (an `Index`, `opgen.api.mlx_python`):
+
+    - name: array.at
+      python_signature: "at(self) -> ArrayAt"
+      property: true
+    - name: array.at.add
+      python_signature: "add(self, value: scalar | array) -> array"
+      code: index.add(self, value)
+      promote: [self, value]
+
 `inplace: true` makes the entry's own method in-place. `incomparable: false`
 returns False (or True) instead of raising for an operand that is no number and
 no array (`__eq__`, `__ne__`). The generated module returns the methods from
@@ -36,6 +48,7 @@ no array (`__eq__`, `__ne__`). The generated module returns the methods from
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from opgen.diagnostics import SpecError, did_you_mean
 from opgen.frozen import replace
@@ -51,7 +64,10 @@ from opgen.spec.mlx.python_types import Leaf, PyType
 from opgen.spec.yaml.load import YamlList, YamlMap
 
 ARRAY = "array"  # the name that puts an entry on `array` (`array.sum`)
+AT_PREFIX = "array.at."  # the name that makes an entry a method of `a.at[index]`
+AT_RETURNS = "ArrayAt"  # what the property `at` returns
 SELF = "self"
+INDEX = "index"  # the index of `a.at[index]`, in an update method's code
 VARIANTS_KEY = "variants"  # of any entry, as PyTorch's spec has it
 # The keys of a method of its own (`array.<name>`), which make an entry a bound function.
 METHOD_KEYS = ("property", "inplace", "reflected", "operation", "incomparable")
@@ -135,9 +151,9 @@ def _as_method(function: MlxFunction) -> MlxFunction:
     return replace(function, overloads=tuple(overloads), bound_as=BoundAs.METHOD)
 
 
-def methods(entry: YamlMap, function: MlxFunction) -> list[MlxFunction]:
+def methods(entry: YamlMap, function: MlxFunction, at: bool = False) -> list[MlxFunction]:
     """The method an `array.<name>` entry declares, and the ones it derives (`reflected:`,
-    `inplace:`)."""
+    `inplace:`); with `at`, the update method an `array.at.<name>` entry declares."""
     if VARIANTS_KEY in entry:
         raise SpecError(
             "an entry named 'array.<name>' is a method; 'variants:' is for a function entry",
@@ -151,6 +167,15 @@ def methods(entry: YamlMap, function: MlxFunction) -> list[MlxFunction]:
                 f"'{function.python_name}(self, ...)'",
                 overload.location,
             )
+    for overload in function.overloads:
+        if (overload.returns == AT_RETURNS) != (function.python_name == "at" and not at):
+            raise SpecError(
+                f"the property 'at' returns '{AT_RETURNS}', and only it", overload.location
+            )
+    if function.python_name == "at" and not at and _flag(entry, "property") is not True:
+        raise SpecError("'at' is a property: write 'property: true'", entry.location)
+    if at:
+        return [_at_method(entry, function)]
     if len(function.overloads) > 1:
         derived = next((key for key in METHOD_KEYS if key in entry), None)
         if derived is not None:
@@ -184,6 +209,28 @@ def methods(entry: YamlMap, function: MlxFunction) -> list[MlxFunction]:
     return out
 
 
+def _at_method(entry: YamlMap, function: MlxFunction) -> MlxFunction:
+    for key in METHOD_KEYS:
+        if key in entry:
+            raise SpecError(
+                f"an update method of 'a.at[index]' has no '{key}:'", entry.key_location(key)
+            )
+    for overload in function.overloads:
+        if overload.code is None:
+            raise SpecError(
+                f"an update method of 'a.at[index]' says what it runs in 'code:', with the "
+                f"array as '{SELF}' and the index as '{INDEX}'",
+                overload.location,
+            )
+        named = next((p for p in overload.parameters if p.name == INDEX), None)
+        if named is not None:
+            raise SpecError(
+                f"'{INDEX}' is the index of 'a.at[index]' in the code: rename the parameter",
+                named.location,
+            )
+    return replace(function, bound_as=BoundAs.AT)
+
+
 def _property(entry: YamlMap, function: MlxFunction, overload: BoundOverload) -> MlxFunction:
     for key in ("inplace", "reflected", "operation", "incomparable"):
         if key in entry:
@@ -192,6 +239,11 @@ def _property(entry: YamlMap, function: MlxFunction, overload: BoundOverload) ->
         raise SpecError(
             f"a property takes 'self' alone: '{function.python_name}(self) -> ...'",
             overload.parameters[1].location,
+        )
+    if overload.returns == AT_RETURNS and (overload.code is not None or "call" in entry):
+        raise SpecError(
+            f"the property 'at' is the '{AT_RETURNS}' opgen makes: it has no 'call:' or 'code:'",
+            overload.location,
         )
     return replace(function, bound_as=BoundAs.PROPERTY)
 
@@ -247,3 +299,17 @@ def _flag(entry: YamlMap, key: str) -> bool | None:
     if not isinstance(value, bool):
         raise SpecError(f"'{key}:' is true or false", entry.value_location(key))
     return value
+
+
+def at_problem(functions: Sequence[MlxFunction]) -> SpecError | None:
+    """The error of update methods of `a.at[index]` without the property `at`."""
+    updates = [f for f in functions if f.bound_as is BoundAs.AT]
+    if not updates or any(
+        f.bound_as is BoundAs.PROPERTY and f.python_name == "at" for f in functions
+    ):
+        return None
+    return SpecError(
+        f"'{updates[0].qualified_name}' is a method of 'a.at[index]', and no entry "
+        f"'array.at' makes the property: 'at(self) -> {AT_RETURNS}', 'property: true'",
+        updates[0].location,
+    )

@@ -66,7 +66,15 @@ from opgen.spec.mlx.bound_signature import bound_signature
 from opgen.spec.mlx.calls import call_of, code_of, promoted, text_of
 from opgen.spec.mlx.cpp_signature import MlxCppSignature, parse_cpp_signature
 from opgen.spec.mlx.declarations import Parameter
-from opgen.spec.mlx.methods import ARRAY, METHOD_KEYS, VARIANTS_KEY, methods, variants
+from opgen.spec.mlx.methods import (
+    ARRAY,
+    AT_PREFIX,
+    AT_RETURNS,
+    METHOD_KEYS,
+    VARIANTS_KEY,
+    methods,
+    variants,
+)
 from opgen.spec.mlx.model import BoundOverload, MlxFunction
 from opgen.spec.mlx.operators import ReadOperator, SharedKeys, name_problem
 from opgen.spec.mlx.python_signature import MlxPythonSignature, parse_python_signature
@@ -383,7 +391,8 @@ def read_bound_entry(
 ) -> list[MlxFunction]:
     """The entry's function, or its methods of `array` (submodule `array`), and the
     methods it derives (`spec.mlx.methods`)."""
-    on_array = submodule == ARRAY
+    at = submodule == AT_PREFIX[:-1]
+    on_array = submodule == ARRAY or at
     for key in ("grad", "dispatch", "shape", "signature", "cpp_signature", "keyword_only"):
         if key in entry:
             raise SpecError(
@@ -421,7 +430,7 @@ def read_bound_entry(
         overloads = [_overload(entry, name, python_name, on_array)]
     if on_array:
         function = MlxFunction(python_name, tuple(overloads), keys.doc, entry.location)
-        return methods(entry, function)
+        return methods(entry, function, at)
     function = MlxFunction(python_name, tuple(overloads), keys.doc, entry.location, submodule)
     return variants(entry, function)
 
@@ -434,8 +443,9 @@ def _overload(entry: YamlMap, name: str, python_name: str, method: bool) -> Boun
     by_name = {p.name: p for p in parameters}
     promote = promoted(entry, by_name)
     code, code_at = code_of(entry)
+    made = returns == AT_RETURNS  # `a.at`, which opgen makes
     function, arguments = (
-        (None, ()) if code is not None else call_of(entry, name, parameters, promote)
+        (None, ()) if code is not None or made else call_of(entry, name, parameters, promote)
     )
     return BoundOverload(
         parameters, returns, function, arguments, code, code_at, promote, text.location

@@ -142,6 +142,9 @@ class BoundAs(enum.Enum):
     FUNCTION = "function"  # of the module, or of a submodule
     METHOD = "method"  # of `array`: its first parameter is the array (`self`)
     PROPERTY = "property"  # of `array`: a method of `self` alone, read as an attribute
+    # Of `a.at[index]`: its first parameter is the array (`self`), and its code has the
+    # index as `index` (an `Index`).
+    AT = "update"
 
 
 @frozen
@@ -172,6 +175,8 @@ class MlxFunction:
     @property
     def qualified_name(self) -> str:
         """`norm`, `linalg.norm` in a submodule, or `array.sum` on `array`."""
+        if self.bound_as is BoundAs.AT:
+            return f"array.at.{self.python_name}"
         if self.bound_as is not BoundAs.FUNCTION:
             return f"array.{self.python_name}"
         return f"{self.submodule}.{self.python_name}" if self.submodule else self.python_name
@@ -201,8 +206,10 @@ class MlxLibrary:
 
 def bound_counts(library: MlxLibrary) -> str:
     """What a summary says of the library's bound functions and methods: `, 258 bound
-    functions, 97 methods of array` ("" for none)."""
-    on_array = sum(f.bound_as is not BoundAs.FUNCTION for f in library.functions)
+    functions, 100 methods of array, 6 of array.at` ("" for none)."""
+    kinds = [f.bound_as for f in library.functions]
+    on_array = sum(kind not in (BoundAs.FUNCTION, BoundAs.AT) for kind in kinds)
     functions = sum(f.bound_as is BoundAs.FUNCTION for f in library.bound)
     text = f", {counted(functions, 'bound function')}" if functions else ""
-    return text + (f", {counted(on_array, 'method')} of array" if on_array else "")
+    text += f", {counted(on_array, 'method')} of array" if on_array else ""
+    return text + (f", {kinds.count(BoundAs.AT)} of array.at" if BoundAs.AT in kinds else "")

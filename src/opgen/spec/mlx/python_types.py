@@ -17,6 +17,9 @@ alternatives, tried in the order written. Each alternative is a `Leaf`:
     tuple[int, int]                             INT_PAIR
     Sequence[tuple[int, int]], ...              INT_PAIR_LIST
     Sequence[Sequence[int]], ...                INT_LIST_LIST
+    Index                                       INDEX (a Python index of an array: an int, a
+                                                slice, None, Ellipsis, an array or a list, or
+                                                a tuple of them; shown as `object | None`)
     None                                        (the type is optional)
 
 `Optional[X]` is `X | None`. Names may be written with `mx.` or `mlx.core.`.
@@ -55,6 +58,7 @@ class Leaf(enum.Enum):
     INT_TRIPLE = "tuple[int, int, int]"
     INT_PAIR_LIST = "Sequence[tuple[int, int]]"
     INT_LIST_LIST = "Sequence[Sequence[int]]"
+    INDEX = "Index"
 
 
 _NAMES = {
@@ -68,6 +72,7 @@ _NAMES = {
     "Dtype": Leaf.DTYPE,
     "Shape": Leaf.SHAPE,
     "StreamOrDevice": Leaf.STREAM,
+    "Index": Leaf.INDEX,
     "tuple[int,int]": Leaf.INT_PAIR,
     "Tuple[int,int]": Leaf.INT_PAIR,
     "tuple[int,int,int]": Leaf.INT_TRIPLE,
@@ -87,12 +92,13 @@ STUB_TEXT = {
     Leaf.SHAPE: "Sequence[int]",
     Leaf.INT_OR_SHAPE: "int | Sequence[int]",
     Leaf.UINT64: "int",
+    Leaf.INDEX: "object | None",
 }
 TYPE_LIST = (
     "array, scalar, scalar | array, int, uint64, float, bool, str, Dtype, Shape, int | Shape, "
     "Sequence[int], Sequence[array], tuple[int, int], tuple[int, int, int], "
     "Sequence[tuple[int, int]], "
-    "Sequence[Sequence[int]], unions of these, and '| None'"
+    "Sequence[Sequence[int]], Index, unions of these, and '| None'"
 )
 # What a bound function may return, as the stub writes it.
 RETURNS = frozenset(
@@ -107,6 +113,7 @@ RETURNS = frozenset(
         "Dtype",
         "tuple[int, ...]",
         "None",
+        "ArrayAt",
         *(f"tuple[{', '.join(['array'] * n)}]" for n in range(2, 9)),
     }
 )
@@ -159,6 +166,8 @@ def parse_type(text: str) -> PyType:
         leaves.append(leaf)
     if not leaves:
         raise SchemaError("a type needs an alternative besides None", 0, max(len(text), 1))
+    if optional and Leaf.INDEX in leaves:
+        raise SchemaError("an 'Index' takes None itself (a new axis): write 'Index'", 0, len(text))
     return PyType(_merged(leaves), optional, none_first)
 
 
@@ -194,7 +203,9 @@ def _merged(leaves: list[Leaf]) -> tuple[Leaf, ...]:
             at = min(leaves.index(one), leaves.index(other))
             leaves = [leaf for leaf in leaves if leaf not in (one, other)]
             leaves.insert(at, merged)
-    converted = {Leaf.ARRAY_LIKE, Leaf.SHAPE, Leaf.INT_OR_SHAPE, Leaf.STREAM} & set(leaves)
+    converted = {Leaf.ARRAY_LIKE, Leaf.SHAPE, Leaf.INT_OR_SHAPE, Leaf.STREAM, Leaf.INDEX} & set(
+        leaves
+    )
     if converted and len(leaves) > 1:
         leaf = converted.pop()
         raise SchemaError(f"'{leaf.value}' cannot be one alternative of several in a union", 0, 1)
@@ -210,7 +221,7 @@ def parse_returns(text: str) -> str:
         raise SchemaError(
             f"return type '{text}' is not one a bound MLX function has (array, list[array], "
             "array | list[array], a tuple of 2 to 8 arrays, tuple[array, ...], array | bool, bool, "
-            "int, Dtype, tuple[int, ...], None)",
+            "int, Dtype, tuple[int, ...], None, ArrayAt)",
             0,
             max(len(text), 1),
         )

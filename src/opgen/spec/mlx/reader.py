@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 from opgen.diagnostics import Diagnostic, Location, SpecError
 from opgen.frozen import replace
 from opgen.spec.mlx.derivatives import Derivatives, derivatives_file
-from opgen.spec.mlx.methods import VARIANTS_KEY, operator_variants, variants
+from opgen.spec.mlx.methods import AT_PREFIX, VARIANTS_KEY, at_problem, operator_variants, variants
 from opgen.spec.mlx.mlx_dialect import (
     MLX_KEYS,
     entry_name,
@@ -330,6 +330,9 @@ class _Reader:
         return str(module)
 
     def _check_unique(self, ops: Sequence[ReadOperator], functions: Sequence[MlxFunction]) -> None:
+        at = at_problem(functions)
+        if at is not None:
+            self.errors.extend(at.diagnostics)
         names: dict[str, ReadOperator] = {}
         python_names: dict[str, ReadOperator] = {}
         bound: dict[str, MlxFunction] = {}
@@ -445,6 +448,8 @@ def _bound_name(entry: YamlMap) -> tuple[str, str]:
         name, _ = entry_name(entry)
         return "", name
     submodule, _, name = written_name.partition(".")
+    if written_name.startswith(AT_PREFIX):  # a method of `a.at[index]`: `array.at.add`
+        submodule, name = "array", written_name[len(AT_PREFIX) :]
     for part, problem in ((submodule, python_name_problem(submodule)), (name, name_problem(name))):
         if problem is not None or not part:
             at = entry.value_location("name")
@@ -453,7 +458,7 @@ def _bound_name(entry: YamlMap) -> tuple[str, str]:
                 "is named 'submodule.name' ('linalg.norm')",
                 at,
             )
-    return submodule, name
+    return (AT_PREFIX[:-1] if written_name.startswith(AT_PREFIX) else submodule), name
 
 
 def _check_not_in_submodule(entry: YamlMap) -> None:

@@ -12,7 +12,9 @@ operators:
                                            primitives (primitives.py: a Primitive
                                            subclass per operator)
     <module>_bindings.cpp   bindings.py    one NB_MODULE, an `m.def` per operator, and
-                            bound.py       a lambda per signature of each bound function
+                            bound.py       a lambda per signature of each bound function,
+                                           with the C++ of templates/ (support.h: MLX's
+                                           conversions; indexing.h: `Index` and `a.at`)
     <module>.pyi            stubs.py       the typed stub
     <module>.cmake          build_files.py a CMake function building the extension
 

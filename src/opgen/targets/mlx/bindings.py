@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from opgen.spec.mlx.methods import AT_RETURNS
 from opgen.spec.mlx.model import BoundAs, MlxFunction
 from opgen.targets.mlx import bound
 from opgen.targets.mlx.cpp import string_literal
@@ -52,7 +53,9 @@ def bindings(
     own = f'"{header_name}"' if header_name is not None else '"mlx/mlx.h"'
     lines += ["", f"#include {own}", "", "namespace nb = nanobind;", ""]
     if functions:
-        lines += [bound.SUPPORT]
+        lines += [bound.support()]
+    if bound.uses_indexing(functions):
+        lines += [bound.indexing()]
     lines += [f"NB_MODULE({short}, m) {{"]
     lines += ['  nb::module_::import_("mlx.core");']
     lines += [f"  m.doc() = {string_literal(f'MLX operators of {namespace}, bound by opgen.')};"]
@@ -62,6 +65,9 @@ def bindings(
     for function in functions:
         if not function.submodule:
             lines += ["", *bound.definitions(function, namespace)]
+    if any(f.overloads and f.overloads[0].returns == AT_RETURNS for f in on_array):
+        updates = [f for f in on_array if f.bound_as is BoundAs.AT]
+        lines += ["", *bound.at_class(updates, namespace)]
     if on_array:
         lines += ["", *_array_methods(ops, on_array, namespace)]
     for submodule in submodules(functions):
@@ -91,7 +97,7 @@ def _array_methods(
         if method.operator is not None:
             body += operator_method(by_name[method.operator.name], namespace)
     for method in methods:
-        if method.operator is None:
+        if method.operator is None and method.bound_as is not BoundAs.AT:
             body += bound.method_definition(method, namespace)
     body.append("return methods;")
     return [

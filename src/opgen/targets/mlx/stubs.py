@@ -54,7 +54,8 @@ def stub(
     imports = [f"from {module} import {name} as {name}" for name in submodules]
     doc = f"MLX operators of {namespace}, bound by opgen."
     methods = any(f.bound_as is not BoundAs.FUNCTION for f in functions)
-    return _stub(list(ops), doc, comment, own, imports, methods)
+    updates = [f for f in functions if f.bound_as is BoundAs.AT]
+    return _stub(list(ops), doc, comment, own, imports, methods, updates)
 
 
 def submodule_stub(
@@ -73,6 +74,7 @@ def _stub(
     functions: Sequence[MlxFunction],
     submodule_imports: list[str],
     array_methods: bool = False,
+    updates: Sequence[MlxFunction] = (),
 ) -> str:
     names: set[str] = set()
     for op in ops:
@@ -92,10 +94,18 @@ def _stub(
                 body += [f"{head}:", f"    {docstring(function.doc)}", ""]
             else:
                 body += [f"{head}: ...", ""]
+    if updates:  # `a.at`'s class
+        body += ["class ArrayAt:", f"    {bound.AT_GETITEM}: ..."]
+        for function in updates:
+            for overload in function.overloads:
+                head = mlx_python.signature_text(function.python_name, overload, receiver=True)
+                names |= {w for w in _WORD.findall(head) if w in SOURCES}
+                body.append(f"    {head}: ...")
+        body.append("")
     if array_methods:
         doc_text = docstring(bound.ARRAY_METHODS_DOC)
         body += ["def array_methods() -> dict[str, object]:", f"    {doc_text}", ""]
-    scalar = any("scalar" in _WORD.findall(line) for line in body if line.startswith("def "))
+    scalar = any("scalar" in _WORD.findall(line) for line in body if "def " in line)
     if scalar:
         names.add("TypeAlias")
     lines = [f"# {comment}", f'"""{doc}"""', ""]
