@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
+import random
 from collections.abc import Callable
 from types import ModuleType
 from typing import Any
@@ -133,18 +135,27 @@ def _numpy(value: object) -> object:
     return np.array(value) if isinstance(value, mx.array) else value
 
 
+def as_mlx_reads(index: object, ndim: int) -> object:
+    """The index for NumPy to read as MLX does: an Ellipsis that stands for no axis does
+    not separate the arrays around it (for NumPy it does)."""
+    if not isinstance(index, tuple) or Ellipsis not in index:
+        return index
+    axes = sum(i is not None and i is not Ellipsis for i in index)
+    return tuple(i for i in index if i is not Ellipsis) if axes == ndim else index
+
+
 def numpys(a: mx.array, index: object, value: object, update: str) -> object:
     """NumPy's result of `a[index] = value` ("set") or of `a.at[index].<update>(value)`:
     `value` in the array's dtype, its leading axes of one element dropped, broadcast to
     what the index names."""
-    n, where, v = np.array(a), _numpy(index), np.array(_numpy(value))
+    n, where, v = np.array(a), _numpy(as_mlx_reads(index, a.ndim)), np.array(_numpy(value))
     if update == "divide":
         v = 1 / v
     v = v.astype(n.dtype)
     v = v.reshape(v.shape[next((i for i, d in enumerate(v.shape) if d != 1), v.ndim) :])
     try:
         v = np.broadcast_to(v, n[where].shape)
-    except ValueError:
+    except (ValueError, IndexError):
         return "ValueError"
     if update == "set":
         n[where] = v
@@ -154,12 +165,14 @@ def numpys(a: mx.array, index: object, value: object, update: str) -> object:
     return comparable(mx.array(n))
 
 
-def agree(ours: object, theirs: object, numpy: Callable[[], object]) -> bool:
-    """Ours is MLX's outcome, or MLX refuses with a ValueError and ours is NumPy's: MLX
-    refuses values NumPy broadcasts, with messages naming the shapes it made."""
+def agree(ours: object, theirs: object | None, numpy: Callable[[], object]) -> bool:
+    """Ours is MLX's outcome, or MLX fails and ours is NumPy's: MLX refuses values NumPy
+    broadcasts, with messages naming the shapes it made, and fails on some indices with
+    None (`IndexError: SmallVector out of range.`)."""
     if ours == theirs:
         return True
-    if not (isinstance(theirs, tuple) and theirs[0] == "ValueError"):
+    failed = isinstance(theirs, tuple) and theirs[0] in ("ValueError", "IndexError")
+    if theirs is not None and not failed:  # None: NumPy alone is the oracle
         return False
     expected = numpy()
     return ours == expected or (expected == "ValueError" and ours[0] == "ValueError")  # type: ignore[index]
@@ -267,3 +280,120 @@ def gradients(
     except Exception as error:
         return type(error).__name__, str(error)
     return [comparable(p) for p in products]
+
+
+def random_index(rng: random.Random, shape: tuple[int, ...]) -> object:
+    """An index of up to four items for an array of `shape`, in range for every axis: ints
+    and positions from -n to n - 1, a slice's bounds from -n to n (a backward slice's start
+    below n), n the shortest axis's length. (MLX writes past the array at a position past
+    an axis, and reads past it at a slice past an axis among arrays.)"""
+    items: list[object] = []
+    n = min(shape)
+    for _ in range(rng.randint(1, 4)):
+        kind = rng.choice(["int", "slice", "slice", "None", "...", "array", "list"])
+        if kind == "None":
+            items.append(None)
+            continue
+        if kind == "...":
+            items.append(Ellipsis)
+            continue
+        if kind == "int":
+            items.append(rng.randint(-n, n - 1))
+        elif kind == "slice":
+            step = rng.choice([None, 1, 2, -1, -2, 3])
+            high = n - 1 if step is not None and step < 0 else n
+            start = rng.choice([None, rng.randint(-n, high)])
+            items.append(slice(start, rng.choice([None, rng.randint(-n, n)]), step))
+        else:
+            size = rng.choice([(1,), (3,), (2, 1), (2, 3)])
+            values = [rng.randint(-n, n - 1) for _ in range(math.prod(size))]
+            array = mx.array(values).reshape(size)
+            items.append(array if kind == "array" else array.tolist())
+    return tuple(items) if len(items) > 1 or rng.random() < 0.3 else items[0]
+
+
+def crashes_mlx(index: object, shape: tuple[int, ...]) -> bool:
+    """Whether MLX 0.32.2 may crash (SIGSEGV) on the index: more items than axes beside an
+    Ellipsis, or an empty slice among arrays. (Of the random indices below, each that
+    crashed MLX, tried one process each, is one of these; not each of these crashes.)"""
+    items = index if isinstance(index, tuple) else (index,)
+    if sum(i is Ellipsis for i in items) > 1:
+        return False  # MLX's error
+    count = sum(i is not None and i is not Ellipsis for i in items)
+    if count > len(shape):
+        return Ellipsis in items
+    positions = any(isinstance(i, (list, mx.array)) for i in items)
+    axis = 0
+    for item in items:
+        if item is Ellipsis:
+            axis += len(shape) - count
+        elif item is not None:
+            if isinstance(item, slice) and positions and not range(*item.indices(shape[axis])):
+                return True
+            axis += 1
+    return False
+
+
+def misplaced_by_mlx(index: object) -> bool:
+    """Whether MLX 0.32.2 updates other positions than the index names, silently: a
+    negative int after a None (`a.at[None, -1]` updates `a[1]` of four, or nothing)."""
+    items = index if isinstance(index, tuple) else (index,)
+    after_none = False
+    for item in items:
+        after_none = after_none or item is None
+        if after_none and isinstance(item, int) and item < 0:
+            return True
+    return False
+
+
+def numpy_reads(a: mx.array, index: object) -> object:
+    try:
+        return comparable(mx.array(np.array(a)[_numpy(as_mlx_reads(index, a.ndim))]))
+    except IndexError:
+        return "IndexError"
+
+
+@pytest.mark.parametrize("shape", [(5,), (2, 3, 4), (3, 2, 2, 4)], ids=str)
+def test_random_indices_of_other_shapes_give_mlx_cores_results(
+    core: ModuleType,  # noqa: F811
+    shape: tuple[int, ...],
+) -> None:
+    """Where MLX crashes or updates other positions, the oracle is NumPy (too many
+    indices: MLX's error)."""
+    methods = core.array_methods()
+    rng = random.Random(0)
+    differing, crashing, misplacing = [], 0, 0
+    for _ in range(400):
+        index = random_index(rng, shape)
+        a = mx.arange(math.prod(shape)).reshape(shape)
+        ours = outcome(methods["__getitem__"], a, index)
+        crashes = crashes_mlx(index, shape)
+        crashing += crashes
+        if crashes:
+            expected = numpy_reads(a, index)
+            if expected == "IndexError":
+                expected = (
+                    "ValueError",
+                    f"Too many indices for array with {len(shape)} dimensions.",
+                )
+        else:
+            expected = outcome(mx.array.__getitem__, a, index)
+        if ours != expected:
+            differing.append(("get", index, ours, expected))
+        numpy_only = crashes or misplaced_by_mlx(index)
+        misplacing += not crashes and numpy_only
+        for name in ("add", "maximum"):
+            mine = outcome(_update, methods["at"].fget(a), index, name, 3)
+            numpy = functools.partial(numpys, a, index, 3, name)
+            theirs = None if numpy_only else outcome(_update, a.at, index, name, 3)
+            if not agree(mine, theirs, numpy):
+                differing.append((name, index, mine, theirs))
+        ours = _set(mx.array(a), index, -1, methods["__setitem__"])
+        numpy = functools.partial(numpys, a, index, -1, "set")
+        theirs = None if numpy_only else _set(mx.array(a), index, -1, mx.array.__setitem__)
+        if not agree(ours, theirs, numpy):
+            differing.append(("set", index, ours, theirs))
+    assert differing == []
+    assert (crashing, misplacing) == {(5,): (57, 16), (2, 3, 4): (22, 7), (3, 2, 2, 4): (33, 7)}[
+        shape
+    ]
