@@ -4,10 +4,12 @@ The spec declares them with the `Index` type and the `ArrayAt` property, and the
 generated module re-implements MLX's indexing by Python objects. Each is compared with
 MLX's own on the same array and index: every index of up to three items drawn from ints,
 slices, None, the Ellipsis, arrays and lists (the result's dtype, shape and values, or
-the error's type and message), then the updates on a sample of them.
+the error's type and message), the updates and their gradients on a sample of them, and
+random indices of arrays of one to four dimensions.
 
-Where MLX reads out of bounds (an int past an axis), the module refuses with an
-IndexError instead, as NumPy does.
+Where MLX 0.32.2 fails, NumPy is the oracle: values NumPy broadcasts and MLX refuses,
+indices MLX crashes on or updates the wrong positions at. An int past an axis, where MLX
+reads memory it does not own, is an IndexError, as in NumPy.
 """
 
 from __future__ import annotations
