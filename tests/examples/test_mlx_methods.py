@@ -36,12 +36,6 @@ from tests.examples.test_mlx_core import MODULE, built, core, parameters  # noqa
 
 # What MLX binds on `array` and the spec leaves hand-written (with the reasons in it).
 HAND_WRITTEN = {
-    "item",
-    "tolist",
-    "__bool__",
-    "__int__",
-    "__float__",
-    "__complex__",
     "__repr__",
     "__format__",
     "__iter__",
@@ -195,7 +189,9 @@ def test_each_operator_gives_mlx_cores_result_or_error(core: ModuleType) -> None
 
 def test_an_inplace_operator_returns_the_array_itself_changed(core: ModuleType) -> None:  # noqa: F811
     methods = core.array_methods()
-    inplace = sorted(n for n in methods if n.startswith("__i") and n not in ("__invert__",))
+    inplace = sorted(
+        n for n in methods if n.startswith("__i") and n not in ("__invert__", "__int__")
+    )
     assert len(inplace) == 13
     for name in inplace:
         operand = mx.array([[2, 3], [1, 2]]) if name == "__imatmul__" else 2
@@ -261,6 +257,8 @@ CALLS: list[tuple[str, tuple[object, ...], dict[str, object]]] = [
     ("conj", (), {}),
     ("__len__", (), {}),
     ("__copy__", (), {}),
+    ("item", (), {}),  # an error: 4 elements
+    ("tolist", (), {}),
     ("reshape", (3,), {}),  # an error: 4 elements
     ("transpose", (0,), {}),  # an error: two axes
 ]
@@ -303,3 +301,45 @@ def test_mlx_nn_trains_alike_on_the_module(built: Path) -> None:  # noqa: F811
     assert plain["losses"][-1] < plain["losses"][0]  # it trains
     assert {"matmul", "fast.layer_norm", "array.__matmul__"} <= set(served["served"])
     assert served["losses"] == plain["losses"]
+
+
+ONE_ELEMENT = {
+    "bool": mx.array([False]),
+    "uint64": mx.array([7], dtype=mx.uint64),
+    "int8": mx.array([[-3]], dtype=mx.int8),
+    "int64": mx.array(-(2**40)),
+    "float16": mx.array(2.5, dtype=mx.float16),
+    "bfloat16": mx.array(-0.75, dtype=mx.bfloat16),
+    "float32": mx.array([1e-3]),
+    "float64": mx.array(0.1, dtype=mx.float64),
+    "complex64": mx.array(1 - 2j),
+    "nan": mx.array(float("nan")),
+}
+
+
+@pytest.mark.parametrize("name", ["item", "__bool__", "__int__", "__float__", "__complex__"])
+def test_an_array_of_one_element_converts_to_python_as_mlx_cores(
+    core: ModuleType,  # noqa: F811
+    name: str,
+) -> None:
+    ours = core.array_methods()[name]
+    for kind, a in ONE_ELEMENT.items():
+        mine, theirs = outcome(ours, a), outcome(vars(mx.array)[name], a)
+        assert (repr(mine), type(mine)) == (repr(theirs), type(theirs)), kind  # NaN: by text
+
+
+def test_tolist_gives_mlx_cores_lists_for_every_dtype_and_layout(core: ModuleType) -> None:  # noqa: F811
+    tolist = core.array_methods()["tolist"]
+    base = mx.arange(24).reshape(2, 3, 4)
+    layouts = {
+        "transposed": base.transpose(2, 0, 1),
+        "sliced": base[:, ::-2, 1:],
+        "broadcast": mx.broadcast_to(mx.array([1, 2]), (3, 2)),
+        "0-d": mx.array(7),
+        "empty": mx.zeros((2, 0, 3)),
+    }
+    arrays = {**layouts, **{kind: a for kind, a in ONE_ELEMENT.items() if kind != "nan"}}
+    arrays.update({str(t): base.astype(t) for t in (mx.bool_, mx.uint8, mx.float16, mx.complex64)})
+    for kind, a in arrays.items():
+        mine, theirs = tolist(a), a.tolist()
+        assert (mine, repr(mine)) == (theirs, repr(theirs)), kind

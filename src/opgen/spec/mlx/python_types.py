@@ -114,6 +114,10 @@ RETURNS = frozenset(
         "tuple[int, ...]",
         "None",
         "ArrayAt",
+        "scalar",
+        "float",
+        "complex",
+        "object",
         *(f"tuple[{', '.join(['array'] * n)}]" for n in range(2, 9)),
     }
 )
@@ -221,7 +225,7 @@ def parse_returns(text: str) -> str:
         raise SchemaError(
             f"return type '{text}' is not one a bound MLX function has (array, list[array], "
             "array | list[array], a tuple of 2 to 8 arrays, tuple[array, ...], array | bool, bool, "
-            "int, Dtype, tuple[int, ...], None, ArrayAt)",
+            "int, float, complex, scalar, object, Dtype, tuple[int, ...], None, ArrayAt)",
             0,
             max(len(text), 1),
         )

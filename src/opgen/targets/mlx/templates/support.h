@@ -315,6 +315,72 @@ inline void check_operand(const ScalarOrArray& value, const char* operation) {
   }
 }
 
+// An element of an evaluated row-contiguous array as a Python object: a bool, an int, a
+// float or a complex, by the array's dtype.
+inline nb::object python_element(const mlx::core::array& a, std::size_t i) {
+  using Val = mlx::core::Dtype::Val;
+  switch (a.dtype().val()) {
+    case Val::bool_:
+      return nb::bool_(a.data<bool>()[i]);
+    case Val::uint8:
+      return nb::int_(a.data<std::uint8_t>()[i]);
+    case Val::uint16:
+      return nb::int_(a.data<std::uint16_t>()[i]);
+    case Val::uint32:
+      return nb::int_(a.data<std::uint32_t>()[i]);
+    case Val::uint64:
+      return nb::int_(a.data<std::uint64_t>()[i]);
+    case Val::int8:
+      return nb::int_(a.data<std::int8_t>()[i]);
+    case Val::int16:
+      return nb::int_(a.data<std::int16_t>()[i]);
+    case Val::int32:
+      return nb::int_(a.data<std::int32_t>()[i]);
+    case Val::int64:
+      return nb::int_(a.data<std::int64_t>()[i]);
+    case Val::float16:
+      return nb::float_(static_cast<float>(a.data<mlx::core::float16_t>()[i]));
+    case Val::bfloat16:
+      return nb::float_(static_cast<float>(a.data<mlx::core::bfloat16_t>()[i]));
+    case Val::float32:
+      return nb::float_(a.data<float>()[i]);
+    case Val::float64:
+      return nb::float_(a.data<double>()[i]);
+    case Val::complex64: {
+      const mlx::core::complex64_t value = a.data<mlx::core::complex64_t>()[i];
+      return nb::steal(PyComplex_FromDoubles(value.real(), value.imag()));
+    }
+  }
+  throw std::invalid_argument("[convert] Unsupported dtype.");
+}
+
+// An array's elements as Python objects, evaluated: one for a 0-d array, nested lists
+// of them for others (MLX's `tolist`); `scalar` alone: the element of a one-element
+// array (MLX's `item`).
+inline nb::object python_values(const mlx::core::array& given, bool scalar = false) {
+  if (scalar && given.size() != 1) {
+    throw std::invalid_argument(
+        "[convert] Only length-1 arrays can be converted to Python scalars.");
+  }
+  mlx::core::array a = mlx::core::contiguous(given);
+  a.eval();
+  if (scalar) {
+    return python_element(a, 0);
+  }
+  std::size_t next = 0;
+  auto nested = [&](auto& self, int axis) -> nb::object {
+    if (axis == static_cast<int>(a.ndim())) {
+      return python_element(a, next++);
+    }
+    nb::list items;
+    for (int i = 0; i < a.shape(axis); ++i) {
+      items.append(self(self, axis + 1));
+    }
+    return items;
+  };
+  return nested(nested, 0);
+}
+
 // The key a random function of mlx::core::random draws with: `key`, or else the next key
 // of mlx.core.random's global sequence, the one `mlx.core.random.seed` seeds and
 // `mlx.core.random.state` shows, so that a module and mlx.core draw from one sequence.
