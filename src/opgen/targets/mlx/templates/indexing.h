@@ -376,8 +376,7 @@ inline array get(const array& a, const nb::object& index) {
 
 enum class Update { set, add, subtract, multiply, divide, maximum, minimum };
 
-// `old` and `values` combined elementwise (subtracting and dividing are adding and
-// multiplying by then).
+// `old` and `values` combined elementwise, as `how` says (`set`: `values`).
 inline array combined(Update how, const array& old, const array& values) {
   switch (how) {
     case Update::set:
