@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from importlib import resources
+from pathlib import Path
 
 from opgen.api import mlx_python
 from opgen.api.mlx_python import PyArgument
@@ -69,7 +69,7 @@ def indexing() -> str:
 
 
 def _template(name: str) -> str:
-    return (resources.files("opgen.targets.mlx") / "templates" / name).read_text(encoding="utf-8")
+    return (Path(__file__).parent / "templates" / name).read_text(encoding="utf-8")
 
 
 def uses_indexing(functions: Sequence[MlxFunction]) -> bool:
