@@ -556,6 +556,10 @@ ADD = '  python_signature: "add(self, value: array) -> array"\n'
             '- name: array.f\n  python_signature: "f(self) -> ArrayAt"\n  property: true\n',
             "4:22: the property 'at' returns 'ArrayAt', and only it",
         ),
+        (
+            '- name: linalg.f\n  python_signature: "f(a: array) -> ArrayAt"\n',
+            "4:22: 'ArrayAt' is what the property 'array.at' returns, and no function",
+        ),
     ],
 )
 def test_indexing_mistakes_are_located(tmp_path: Path, entry: str, message: str) -> None:

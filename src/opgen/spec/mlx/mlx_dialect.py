@@ -444,6 +444,11 @@ def _overload(entry: YamlMap, name: str, python_name: str, method: bool) -> Boun
     promote = promoted(entry, by_name)
     code, code_at = code_of(entry)
     made = returns == AT_RETURNS  # `a.at`, which opgen makes
+    if made and not method:
+        raise SpecError(
+            f"'{AT_RETURNS}' is what the property 'array.at' returns, and no function",
+            text.location,
+        )
     function, arguments = (
         (None, ()) if code is not None or made else call_of(entry, name, parameters, promote)
     )
