@@ -799,6 +799,29 @@ def test_stub_without_scalars_has_no_alias(tmp_path: Path) -> None:
     )
 
 
+def test_stub_imports_what_the_types_name_not_what_the_parameters_are_called(
+    tmp_path: Path,
+) -> None:
+    library = read(
+        tmp_path,
+        """\
+        - name: blend
+          python_signature: "blend(float32: array, overload: float, scalar: str = 'float16', *, stream: StreamOrDevice = None) -> array"
+          code: multiply(float32, array(overload), s)
+        """,  # noqa: E501
+    )
+    assert stub([], library.namespace, "@generated", library.functions) == expected(
+        '''\
+        # @generated
+        """MLX operators of mlx::core, bound by opgen."""
+
+        from mlx.core import StreamOrDevice, array
+
+        def blend(float32: array, overload: float, scalar: str = 'float16', *, stream: StreamOrDevice = None) -> array: ...
+        '''  # noqa: E501
+    )
+
+
 def test_stub_defines_every_name_a_default_uses(tmp_path: Path) -> None:
     library = read(
         tmp_path,

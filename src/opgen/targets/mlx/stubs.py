@@ -20,7 +20,8 @@ import re
 from collections.abc import Sequence
 
 from opgen.api import mlx_python
-from opgen.spec.mlx.model import BoundAs, MlxFunction
+from opgen.spec.mlx.model import BoundAs, BoundOverload, MlxFunction
+from opgen.spec.mlx.python_types import dtype_name
 from opgen.spec.mlx.type_mapping import DTYPE_NAMES
 from opgen.targets.mlx import bound
 from opgen.targets.mlx.library import BoundOperator
@@ -86,7 +87,7 @@ def _stub(
         overloaded = len(function.overloads) > 1
         for overload in function.overloads:
             head = mlx_python.signature_text(function.python_name, overload)
-            names |= {w for w in _WORD.findall(head) if w in SOURCES}
+            names |= overload_names(overload)
             if overloaded:
                 body.append("@overload")
                 names.add("overload")
@@ -99,13 +100,14 @@ def _stub(
         for function in updates:
             for overload in function.overloads:
                 head = mlx_python.signature_text(function.python_name, overload, receiver=True)
-                names |= {w for w in _WORD.findall(head) if w in SOURCES}
+                names |= overload_names(overload)
                 body.append(f"    {head}: ...")
         body.append("")
     if array_methods:
         doc_text = docstring(bound.ARRAY_METHODS_DOC)
         body += ["def array_methods() -> dict[str, object]:", f"    {doc_text}", ""]
-    scalar = any("scalar" in _WORD.findall(line) for line in body if "def " in line)
+    scalar = "scalar" in names
+    names.discard("scalar")  # the stub's own alias
     if scalar:
         names.add("TypeAlias")
     lines = [f"# {comment}", f'"""{doc}"""', ""]
@@ -122,6 +124,17 @@ def _stub(
     if scalar:
         lines += [SCALAR_ALIAS, ""]
     return "\n".join([*lines, *body]).rstrip("\n") + "\n"
+
+
+def overload_names(overload: BoundOverload) -> set[str]:
+    """The names an overload's stub line uses: those its types and its return are spelled
+    with (`scalar` among them, the stub's alias), and its dtype defaults."""
+    words = {*_WORD.findall(overload.returns)}
+    for p in overload.parameters:
+        words.update(_WORD.findall(p.type.text))
+        if p.default is not None and (dtype := dtype_name(p.default.value)) is not None:
+            words.add(dtype)
+    return {w for w in words if w in SOURCES or w == "scalar"}
 
 
 def _isort_key(name: str) -> tuple[bool, str]:
