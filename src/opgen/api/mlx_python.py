@@ -107,10 +107,6 @@ class PyArgument:
         return self.parameter.name
 
     @property
-    def converted(self) -> bool:
-        return self.conversion is not None
-
-    @property
     def binding(self) -> str:
         """The `nb::arg` annotation."""
         p = self.parameter

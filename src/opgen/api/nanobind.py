@@ -313,8 +313,6 @@ def _list_default(d: str, t: ListType) -> tuple[str, str, str]:
         raise NanobindTypeError(f"default '{d}' for type '{t}' has no MLX meaning")
     if d.startswith("[") and d.endswith("]"):
         items = [i.strip() for i in d[1:-1].split(",")] if d[1:-1].strip() else []
-    elif t.size is not None:  # `int[2] stride=1` means [1, 1]
-        items = [d] * t.size
     else:
         raise NanobindTypeError(f"a list default is written '[...]', not '{d}'")
     cpp_values = [_scalar_default(i, elem.name) for i in items]

@@ -101,7 +101,7 @@ def _parse_signature(
         parameters.append(_parameter(text, piece, offset, kind, method and not parameters))
     if pieces and pieces[-1][0] == "*":
         raise SchemaError("keyword-only parameters must follow '*'", pieces[-1][1])
-    _check_parameters(text, parameters)
+    check_parameters(parameters)
     return tuple(parameters), returns
 
 
@@ -149,7 +149,9 @@ def _parameter(
     return PyParameter(name, type, parsed_default, kind, text.at(name_offset, len(name)))
 
 
-def _check_parameters(text: WrittenText, parameters: list[PyParameter]) -> None:
+def check_parameters(parameters: list[PyParameter]) -> None:
+    """What a bound function's parameters must be, in either dialect: names unique, none the
+    binding uses itself, no required one after a defaulted one, conversions not in unions."""
     seen: set[str] = set()
     defaulted = False
     for p in parameters:

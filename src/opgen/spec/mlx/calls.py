@@ -17,7 +17,7 @@ import re
 
 from opgen.diagnostics import Location, SpecError
 from opgen.spec.mlx.declarations import split_top_level
-from opgen.spec.mlx.model import CallArgument, PyParameter
+from opgen.spec.mlx.model import BoundOverload, CallArgument, PyParameter
 from opgen.spec.mlx.python_types import Leaf
 from opgen.spec.yaml.load import YamlList, YamlMap
 from opgen.spec.yaml.located import WrittenText, written
@@ -127,6 +127,23 @@ def promoted(entry: YamlMap, by_name: dict[str, PyParameter]) -> tuple[str, ...]
     if not any(by_name[n].type.alternatives[0] is Leaf.ARRAY_LIKE for n in names):
         raise SpecError("'promote:' converts at least one 'scalar | array' parameter", at)
     return tuple(names)
+
+
+def overload_of(
+    entry: YamlMap,
+    name: str,
+    parameters: tuple[PyParameter, ...],
+    returns: str,
+    at: Location,
+    made: bool = False,
+) -> BoundOverload:
+    """The overload of `parameters` and what it runs (nothing, if opgen `made` it)."""
+    promote = promoted(entry, {p.name: p for p in parameters})
+    code, code_at = code_of(entry)
+    function, arguments = (
+        (None, ()) if code is not None or made else call_of(entry, name, parameters, promote)
+    )
+    return BoundOverload(parameters, returns, function, arguments, code, code_at, promote, at)
 
 
 def text_of(entry: YamlMap, key: str) -> WrittenText:

@@ -63,7 +63,7 @@ from typing import TypeVar
 from opgen.diagnostics import Location, SpecError, did_you_mean
 from opgen.frozen import frozen
 from opgen.spec.mlx.bound_signature import bound_signature
-from opgen.spec.mlx.calls import call_of, code_of, promoted, text_of
+from opgen.spec.mlx.calls import overload_of, text_of
 from opgen.spec.mlx.cpp_signature import MlxCppSignature, parse_cpp_signature
 from opgen.spec.mlx.declarations import Parameter
 from opgen.spec.mlx.methods import (
@@ -78,7 +78,7 @@ from opgen.spec.mlx.methods import (
 from opgen.spec.mlx.model import BoundOverload, MlxFunction
 from opgen.spec.mlx.operators import ReadOperator, SharedKeys, name_problem
 from opgen.spec.mlx.python_signature import MlxPythonSignature, parse_python_signature
-from opgen.spec.mlx.type_mapping import cpp_default, python_default
+from opgen.spec.mlx.type_mapping import cpp_default, float_range_problem, python_default
 from opgen.spec.schema import FunctionSchema, OperatorName
 from opgen.spec.syntax import SchemaError
 from opgen.spec.yaml.load import YamlList, YamlMap
@@ -334,7 +334,11 @@ def _default(
         return None
     convert = cpp_default if cpp else python_default
     converted = convert(spec_type, parameter.default) if parameter.default else None
+    at = text.at(parameter.default_offset, max(len(parameter.default), 1))
     if converted is not None:
+        problem = float_range_problem(spec_type, converted, parameter.default)
+        if problem is not None:
+            raise SpecError(problem, at)
         return converted
     null = "std::nullopt" if cpp else "None"
     shown = shown or parameter.type_text or spec_type
@@ -350,7 +354,7 @@ def _default(
         if spec_type.endswith("?"):
             expected += f", or {null}"
         message = f"default '{parameter.default}' does not fit type '{shown}' ({expected})"
-    raise SpecError(message, text.at(parameter.default_offset, max(len(parameter.default), 1)))
+    raise SpecError(message, at)
 
 
 def _parse(text: WrittenText, parse: Callable[[str], T]) -> T:
@@ -440,18 +444,10 @@ def _overload(entry: YamlMap, name: str, python_name: str, method: bool) -> Boun
         raise SpecError("a bound function needs 'python_signature:'", entry.location)
     text = text_of(entry, "python_signature")
     parameters, returns = bound_signature(text, python_name, method)
-    by_name = {p.name: p for p in parameters}
-    promote = promoted(entry, by_name)
-    code, code_at = code_of(entry)
     made = returns == AT_RETURNS  # `a.at`, which opgen makes
     if made and not method:
         raise SpecError(
             f"'{AT_RETURNS}' is what the property 'array.at' returns, and no function",
             text.location,
         )
-    function, arguments = (
-        (None, ()) if code is not None or made else call_of(entry, name, parameters, promote)
-    )
-    return BoundOverload(
-        parameters, returns, function, arguments, code, code_at, promote, text.location
-    )
+    return overload_of(entry, name, parameters, returns, text.location, made)

@@ -57,7 +57,8 @@ from collections.abc import Callable, Iterator, Mapping
 from opgen.diagnostics import Location, SpecError
 from opgen.frozen import frozen
 from opgen.spec.arguments import Argument, Return
-from opgen.spec.mlx.calls import STREAM, call_of, code_of, promoted
+from opgen.spec.mlx.bound_signature import check_parameters
+from opgen.spec.mlx.calls import STREAM, overload_of
 from opgen.spec.mlx.model import BoundOverload, ParameterKind, PyParameter
 from opgen.spec.mlx.operators import ReadOperator, SharedKeys, name_problem
 from opgen.spec.mlx.python_types import Leaf, PyType, parse_default
@@ -341,21 +342,11 @@ def read_bound_spec_entry(entry: YamlMap) -> SpecBound:
         if a.name in (STREAM, "s"):
             raise SpecError(f"'{a.name}' is MLX's stream, which every function takes", at)
     parameters.append(_STREAM)
+    check_parameters(parameters)
     returns = _returns([str(r.type) for r in func.returns], text.location)
-    by_name = {p.name: p for p in parameters}
-    promote = promoted(entry, by_name)
-    code, code_at = code_of(entry)
-    function, arguments = (
-        (None, ())
-        if code is not None
-        else call_of(entry, str(func.name.name), tuple(parameters), promote)
-    )
-    overload = BoundOverload(
-        tuple(parameters), returns, function, arguments, code, code_at, promote, text.location
-    )
-    return SpecBound(
-        namespace, text.at(0, len(namespace)), str(func.name.name), overload, entry.location
-    )
+    name = str(func.name.name)
+    overload = overload_of(entry, name, tuple(parameters), returns, text.location)
+    return SpecBound(namespace, text.at(0, len(namespace)), name, overload, entry.location)
 
 
 def _positional_only(entry: YamlMap, positional: list[str]) -> int:

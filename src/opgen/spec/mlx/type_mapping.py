@@ -38,8 +38,10 @@ caller reports it where it was written.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
+from struct import pack
 
 from opgen.spec.types import ListType, OptionalType, Type, annotated_str
 
@@ -241,7 +243,7 @@ def _canonical_python(text: str) -> str:
 def default_problem(type_text: str, default: str) -> str | None:
     """Why a schema default does not fit its type (`type_text` as the schema prints it)."""
     if _fits(type_text, default):
-        return None
+        return float_range_problem(type_text, default)
     if type_text == "Tensor?":
         return "an optional array's only default is None"
     if type_text in ARRAY_TYPES:
@@ -249,6 +251,22 @@ def default_problem(type_text: str, default: str) -> str | None:
         return f"an argument of type '{type_text}' takes no default{hint}"
     base = type_text.removesuffix("?")
     return f"default '{default}' does not fit type '{type_text}' ({_EXPECTED[_base(base)]})"
+
+
+def float_range_problem(type_text: str, default: str, written: str = "") -> str | None:
+    """Why a float default the schema writes (`1e39`) is no C++ float: it is out of range
+    (the message shows it as `written`, if given)."""
+    base = _base(type_text.removesuffix("?"))
+    if base != "float" or default in ("None", *_SCHEMA_SPECIAL_FLOATS):
+        return None
+    value = float(default)
+    try:
+        pack("<f", value)  # what nanobind does with the double a Python call passes
+    except OverflowError:
+        value = math.inf
+    if math.isfinite(value):
+        return None
+    return f"default '{written or default}' is out of the range of float"
 
 
 _EXPECTED: Mapping[str, str] = {

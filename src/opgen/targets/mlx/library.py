@@ -13,7 +13,7 @@ from collections.abc import Mapping
 
 from opgen.api.nanobind import NanobindTypeError, NbSignature, signature
 from opgen.cached import cached
-from opgen.diagnostics import Diagnostic, Location, SpecError
+from opgen.diagnostics import Diagnostic, SpecError
 from opgen.frozen import frozen
 from opgen.spec.mlx.model import BoundAs, GradFormula, MlxFunction, MlxLibrary, MlxOperator
 
@@ -35,10 +35,6 @@ class BoundOperator:
     @property
     def name(self) -> str:
         return self.operator.name
-
-    @property
-    def location(self) -> Location:
-        return self.operator.location
 
     @property
     def impl_name(self) -> str:
