@@ -1,6 +1,6 @@
 """Small MLX extensions built with CMake, each showing one property of what `opgen mlx` makes.
 
-One CMake project builds three modules from three specs, once per test session (in a
+One CMake project builds four modules from four specs, once per test session (in a
 temporary directory, or under OPGEN_EXAMPLE_BUILD_DIR, kept between test sessions):
 
 - `bcast`, which builds: gradient formulas that give the output's shape for
@@ -10,7 +10,8 @@ temporary directory, or under OPGEN_EXAMPLE_BUILD_DIR, kept between test session
 - `missing`, whose `_impl` is declared and never defined: the link fails,
   naming the function demangled, instead of the import;
 - `bad_formula`, whose formula names only MLX functions but calls one with the
-  wrong arguments: the compiler's error names the spec's file, line and column.
+  wrong arguments: the compiler's error names the spec's file, line and column;
+- `defaults`, bound functions whose defaults are Python's infinities, NaN and a pair.
 """
 
 from __future__ import annotations
@@ -60,6 +61,10 @@ BCAST_SPEC = """\
   dispatch: {cpu: copy_cpu}
   grad:
     x: transpose(grad, s)
+- func: bcast::total(Tensor[] xs) -> Tensor
+  doc: "The elementwise sum of float32 arrays of one shape, as in C:\\\\sum\\\\\\nits header's
+    comment ends its first line in a backslash."
+  dispatch: {cpu: total_cpu}
 """
 
 BCAST_SOURCE = """\
@@ -104,6 +109,17 @@ void scaled_sum_cpu(
   }
 }
 
+void total_cpu(
+    const std::vector<mlx::core::array>& inputs, std::vector<mlx::core::array>& outputs) {
+  float* out = outputs[0].data<float>();
+  std::fill(out, out + outputs[0].size(), 0.0f);
+  for (const mlx::core::array& a : inputs) {
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      out[i] += a.data<float>()[i];
+    }
+  }
+}
+
 void copy_cpu(const std::vector<mlx::core::array>& inputs, std::vector<mlx::core::array>& outputs) {
   const float* in = inputs[0].data<float>();
   std::copy(in, in + inputs[0].size(), outputs[0].data<float>());
@@ -137,15 +153,29 @@ mlx::core::array twice_impl(const mlx::core::array& x, mlx::core::StreamOrDevice
 }  // namespace badf
 """
 
+DEFAULTS_SPEC = """\
+- namespace: mlx::core
+  module: defaults
+- name: clamp
+  python_signature: "clamp(a: array, low: float = -math.inf, high: float = float('inf'), *,
+    stream: StreamOrDevice = None) -> array"
+  code: minimum(maximum(a, array(low, a.dtype()), s), array(high, a.dtype()), s)
+- name: filled
+  python_signature: "filled(shape: tuple[int, int] = [2, 1], value: float = math.nan, *,
+    stream: StreamOrDevice = None) -> array"
+  code: full(Shape{shape.first, shape.second}, array(value), s)
+"""
+
 CMAKE_LISTS = """\
 cmake_minimum_required(VERSION 3.18)
 project(mlx_findings LANGUAGES CXX)
-foreach(module bcast missing bad_formula)
+foreach(module bcast missing bad_formula defaults)
   include("${CMAKE_CURRENT_SOURCE_DIR}/${module}/out/${module}.cmake")
 endforeach()
 opgen_add_bcast_module(bcast_module bcast/bcast.cpp)
 opgen_add_missing_module(missing_module)
 opgen_add_bad_formula_module(bad_formula_module bad_formula/bad_formula.cpp)
+opgen_add_defaults_module(defaults_module)
 """
 
 
@@ -182,11 +212,12 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Project:
         "missing/spec.yaml": MISSING_SPEC,
         "bad_formula/spec.yaml": BAD_FORMULA_SPEC,
         "bad_formula/bad_formula.cpp": BAD_FORMULA_SOURCE,
+        "defaults/spec.yaml": DEFAULTS_SPEC,
         "CMakeLists.txt": CMAKE_LISTS,
     }
     for name, text in files.items():
         _write_if_changed(root / name, text)
-    for module in ("bcast", "missing", "bad_formula"):
+    for module in ("bcast", "missing", "bad_formula", "defaults"):
         spec, out = root / module / "spec.yaml", root / module / "out"
         err = io.StringIO()
         assert main(["mlx", str(spec), "-o", str(out)], io.StringIO(), err) == 0, err.getvalue()
@@ -198,15 +229,24 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Project:
     return Project(root, build)
 
 
-@pytest.fixture(scope="session")
-def bcast(project: Project) -> Iterator[ModuleType]:
-    done = _build(project, "bcast_module")
+def _module(project: Project, name: str) -> Iterator[ModuleType]:
+    done = _build(project, f"{name}_module")
     assert done.returncode == 0, done.stdout + done.stderr
     sys.path.insert(0, str(project.build))
     try:
-        yield importlib.import_module("bcast")
+        yield importlib.import_module(name)
     finally:
         sys.path.remove(str(project.build))
+
+
+@pytest.fixture(scope="session")
+def bcast(project: Project) -> Iterator[ModuleType]:
+    yield from _module(project, "bcast")
+
+
+@pytest.fixture(scope="session")
+def defaults(project: Project) -> Iterator[ModuleType]:
+    yield from _module(project, "defaults")
 
 
 # -- gradients of broadcast inputs ---------------------------------------------------------
@@ -265,6 +305,47 @@ def test_gradients_of_the_input_shape_are_the_formulas(bcast: ModuleType) -> Non
     gx, gy = mx.grad(lambda a, b: bcast.scaled_sum(a, b).sum(), argnums=[0, 1])(x, y)
     assert np.array_equal(np.array(gx), np.full((2, 3), 2.0))
     assert np.array_equal(np.array(gy), np.ones((2, 3)))
+
+
+# -- what a primitive's operator refuses --------------------------------------------------
+
+
+@linux
+def test_a_primitive_given_no_array_is_an_error_naming_the_operator_and_argument(
+    bcast: ModuleType,
+) -> None:
+    """Its output takes the dtype of its first input; with none, it is refused."""
+    total = bcast.total([mx.ones((2, 2)), mx.full((2, 2), 2.0)])
+    assert np.array_equal(np.array(total), np.full((2, 2), 3.0))
+    message = "total: needs at least one array in 'xs' (its output takes the dtype of the first)"
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        bcast.total([])
+
+
+@linux
+def test_a_doc_line_ending_in_a_backslash_keeps_the_next_line_of_code(
+    project: Project, bcast: ModuleType
+) -> None:
+    """The module built, `total` declared after its doc: the comment's line is closed."""
+    header = (project.root / "bcast" / "out" / "bcast_ops.h").read_text()
+    line = "// The elementwise sum of float32 arrays of one shape, as in C:\\sum\\ //\n"
+    assert f"{line}// its header's comment ends its first line in a backslash.\n" in header
+
+
+# -- defaults of bound functions ----------------------------------------------------------
+
+
+@linux
+def test_infinite_and_nan_defaults_reach_the_function(defaults: ModuleType) -> None:
+    x = mx.array([-1e30, 0.5, 1e30])
+    assert np.array_equal(np.array(defaults.clamp(x)), np.array(x))
+    assert np.array_equal(np.array(defaults.clamp(x, 0.0)), np.array(x).clip(0.0))
+    filled = defaults.filled()
+    assert filled.shape == (2, 1) and np.isnan(np.array(filled)).all()
+    assert defaults.clamp.__doc__.startswith(
+        "clamp(a: array, low: float = -inf, high: float = inf, *, stream: StreamOrDevice = None)"
+    )
+    assert defaults.filled.__doc__.startswith("filled(shape: tuple[int, int] = (2, 1), ")
 
 
 # -- mistakes reported by the build --------------------------------------------------------

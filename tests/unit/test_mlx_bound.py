@@ -822,6 +822,54 @@ def test_stub_imports_what_the_types_name_not_what_the_parameters_are_called(
     )
 
 
+def test_floats_that_are_not_finite_are_defaults_as_python_writes_them(tmp_path: Path) -> None:
+    entry = """\
+        - name: clamp
+          python_signature: "clamp(a: array, low: float = -math.inf, high: float = float('inf'), fill: float = math.nan, top: float = 1e999, *, stream: StreamOrDevice = None) -> array"
+          code: minimum(maximum(a, array(low), s), array(high), s)
+        """  # noqa: E501
+    library = read(tmp_path, entry)
+    (o,) = library.functions[0].overloads
+    assert [p.default.shown for p in o.parameters[1:5] if p.default] == [
+        "-inf",
+        "inf",
+        "nan",
+        "inf",
+    ]
+    assert stub([], library.namespace, "@generated", library.functions) == expected(
+        '''\
+        # @generated
+        """MLX operators of mlx::core, bound by opgen."""
+
+        from math import inf, nan
+
+        from mlx.core import StreamOrDevice, array
+
+        def clamp(a: array, low: float = -inf, high: float = inf, fill: float = nan, top: float = inf, *, stream: StreamOrDevice = None) -> array: ...
+        '''  # noqa: E501
+    )
+    assert (
+        '      nb::arg("low") = nb::float_(-std::numeric_limits<double>::infinity()),\n'
+        '      nb::arg("high") = nb::float_(std::numeric_limits<double>::infinity()),\n'
+        '      nb::arg("fill") = nb::float_(std::numeric_limits<double>::quiet_NaN()),\n'
+        '      nb::arg("top") = nb::float_(std::numeric_limits<double>::infinity()),\n'
+    ) in m_def(tmp_path, entry)
+
+
+def test_a_list_default_of_a_pair_is_shown_as_a_tuple(tmp_path: Path) -> None:
+    o = overload(
+        tmp_path,
+        """\
+        - func: mlx::core::pad2(Tensor a, int[2] pad=[1,2], int[] axes=[0,1]) -> Tensor
+          code: pad(a, axes, pad, pad, array(0), "constant", s)
+        """,
+    )
+    assert [(p.default.shown, p.default.value) for p in o.parameters[1:3] if p.default] == [
+        ("(1, 2)", (1, 2)),
+        ("[0,1]", [0, 1]),
+    ]
+
+
 def test_stub_defines_every_name_a_default_uses(tmp_path: Path) -> None:
     library = read(
         tmp_path,

@@ -41,6 +41,8 @@ imported; `nb::sig` shows the signature as the spec writes it.
 
 from __future__ import annotations
 
+import math
+
 from opgen.api.cpp_literals import cpp_string
 from opgen.frozen import frozen
 from opgen.spec.mlx.model import (
@@ -224,6 +226,10 @@ def _object(value: object) -> str:
     if isinstance(value, int):
         return f"nb::int_({value})" if -(2**31) <= value < 2**31 else f"nb::int_({value}LL)"
     if isinstance(value, float):
+        if math.isnan(value):
+            return "nb::float_(std::numeric_limits<double>::quiet_NaN())"
+        if math.isinf(value):
+            return f"nb::float_({'-' if value < 0 else ''}std::numeric_limits<double>::infinity())"
         return f"nb::float_({value!r})"
     if isinstance(value, str):
         return f"nb::str({cpp_string(value)})"

@@ -174,6 +174,12 @@ def _name_problem(name: str, scope: Scope, what: str) -> str | None:
     parts = name.split("::")
     if parts[0] == "std" and len(parts) > 1:
         return None
+    if len(parts) == 1 and name in scope.operators and name in scope.mlx - scope.locals:
+        return (
+            f"'{name}' names an operator of the library and an mlx::core function, and C++ "
+            f"finds both for MLX arrays: write '{scope.namespace}::{name}' or "
+            f"'mlx::core::{name}'"
+        )
     if len(parts) == 1 and (
         name in scope.locals or name in CPP_WORDS or name in scope.mlx or name in scope.operators
     ):

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import ast
 import enum
+import math
 import re
 
 from opgen.frozen import frozen
@@ -251,8 +252,9 @@ def parse_default(text: str, type: PyType) -> PyDefault:
         if Leaf.DTYPE not in type.alternatives:
             raise SchemaError(f"default '{written}' is a dtype, and the type is '{type.text}'", 0)
         return PyDefault(f"{dtype}", _Dtype(dtype))
+    value = _special_float(written)
     try:
-        value = ast.literal_eval(written)
+        value = ast.literal_eval(written) if value is None else value
     except (ValueError, SyntaxError):
         raise SchemaError(
             f"default '{written}' is not a Python literal or an MLX dtype", 0, len(written)
@@ -261,7 +263,29 @@ def parse_default(text: str, type: PyType) -> PyDefault:
         raise SchemaError(
             f"default '{written}' does not fit type '{type.text}'", 0, max(len(written), 1)
         )
+    if isinstance(value, float) and not math.isfinite(value):  # shown as `math` names it
+        return PyDefault("nan" if math.isnan(value) else f"{'-' if value < 0 else ''}inf", value)
+    tuples = (Leaf.INT_PAIR, Leaf.INT_TRIPLE)
+    if isinstance(value, list) and all(
+        leaf in tuples for leaf in type.alternatives if _fits_leaf(value, leaf)
+    ):  # `[1, 2]` is no `tuple[int, int]`
+        return PyDefault(repr(tuple(value)), tuple(value))
     return PyDefault(written, value)
+
+
+_SPECIAL_FLOAT = re.compile(r"""(?:math\.)?(inf|nan)|float\((['"])(-?)(inf|nan)\2\)""")
+
+
+def _special_float(text: str) -> float | None:
+    """The float `inf`, `-math.inf`, `float('nan')` and the like write, which no literal
+    does."""
+    compact = "".join(text.split())
+    negative = compact.startswith("-")
+    found = _SPECIAL_FLOAT.fullmatch(compact[negative:])
+    if found is None:
+        return None
+    value = float(found.group(1) or found.group(4))
+    return -value if negative != bool(found.group(3)) else value
 
 
 @frozen

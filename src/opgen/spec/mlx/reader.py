@@ -386,6 +386,17 @@ class _Reader:
                         f"bound to Python as '{op.python_name}'",
                     )
                 )
+        declared = _declared_for(ops)
+        for op in ops:
+            if op.name in declared:
+                what, owner = declared[op.name]
+                self.errors.append(
+                    Diagnostic(
+                        op.name_location,
+                        f"'{op.name}' is the name of {what} '{owner.name}' (line "
+                        f"{owner.location.line}): rename the operator",
+                    )
+                )
 
     def _with_derivatives(self, ops: list[ReadOperator], namespace: str) -> list[ReadOperator]:
         if self.derivatives is None:
@@ -470,6 +481,22 @@ def _check_not_in_submodule(entry: YamlMap) -> None:
             "defined in the library's namespace",
             entry.value_location("name"),
         )
+
+
+def _declared_for(ops: Sequence[ReadOperator]) -> dict[str, tuple[str, ReadOperator]]:
+    """The functions the library's namespace holds for its operators besides the operators:
+    what each is and whose (an implementation, a shape rule, a kernel)."""
+    declared: dict[str, tuple[str, ReadOperator]] = {}
+    for op in ops:
+        if not op.keys.dispatch:
+            declared[f"{op.name}_impl"] = ("the implementation the author writes for", op)
+            continue
+        if op.keys.shape is not None:
+            declared[f"{op.name}_output_shapes"] = ("the shape rule of", op)
+        for kernel in op.keys.dispatch.values():
+            if "::" not in kernel:
+                declared.setdefault(kernel, ("a kernel of", op))
+    return declared
 
 
 def _is_settings(entry: YamlMap) -> bool:

@@ -47,7 +47,9 @@ lists its first arguments that Python takes by position only, and `variadic:`
 names a `Tensor[]` argument that Python takes as `*arrays` (the arguments
 after it keyword-only). `variants: function, method` (PyTorch's key) makes the
 function a method of `array` too, its first argument the array
-(`spec.mlx.methods`); one entry of a name saying so says it for all.
+(`spec.mlx.methods`); one entry of a name saying so says it for all. The
+parameters are checked as the MLX dialect checks them
+(`bound_signature.check_parameters`).
 """
 
 from __future__ import annotations
@@ -327,7 +329,8 @@ def read_bound_spec_entry(entry: YamlMap) -> SpecBound:
             try:
                 default = parse_default(a.default, type)
             except SchemaError as error:
-                raise SpecError(error.message, at) from None
+                written = text.at(skip + offset + length - len(a.default), len(a.default))
+                raise SpecError(error.message, written) from None
         if a.name == variadic:
             kind, type = ParameterKind.VARIADIC, PyType((Leaf.ARRAY,), optional=False)
         elif a in func.arguments.flat_kwarg_only or any(

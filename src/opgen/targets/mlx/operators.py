@@ -25,6 +25,13 @@ from opgen.targets.mlx.library import BoundOperator
 HEADER_INCLUDES = ("<limits>", "<optional>", "<string>", "<tuple>", "<vector>", "", '"mlx/mlx.h"')
 
 
+def _comment(line: str) -> str:
+    """A line of a doc as a `//` comment; one ending in a backslash, which would continue
+    the comment onto the next line of code, is closed with a second `//`."""
+    text = f"// {line}".rstrip()
+    return f"{text} //" if text.endswith("\\") else text
+
+
 def header(ops: Iterable[BoundOperator], namespace: str, comment: str) -> str:
     ops = list(ops)
     lines = [f"// {comment}", "#pragma once", ""]
@@ -32,7 +39,7 @@ def header(ops: Iterable[BoundOperator], namespace: str, comment: str) -> str:
     lines += ["", f"namespace {namespace} {{", ""]
     for op in ops:
         sig = op.signature
-        lines += [f"// {line}".rstrip() for line in op.function.doc.splitlines()]
+        lines += [_comment(line) for line in op.function.doc.splitlines()]
         lines.append(function_head(f"{sig.returns} {op.name}", sig.parameters(defaults=True), ";"))
         lines.append("")
     composites = [op for op in ops if not op.operator.is_primitive]

@@ -301,6 +301,13 @@ def operator_definition(op: BoundOperator) -> str:
     head = function_head(f"{sig.returns} {op.name}", sig.parameters(defaults=False), " {")
     body = ["const mlx::core::Stream stream = mlx::core::to_stream(s);"]
     body += layout.pack(lambda a: f"mlx::core::contiguous({a}, false, stream)")
+    if all(a.type.array is not ArrayKind.ONE for a in sig.arrays):  # it may have none
+        names = " or ".join(f"'{a.name}'" for a in sig.arrays)
+        message = string_literal(
+            f"{op.name}: needs at least one array in {names} (its output takes the dtype "
+            "of the first)"
+        )
+        body += ["if (inputs.empty()) {", f"  throw std::invalid_argument({message});", "}"]
     if op.operator.shape is None:
         body.append(f"{SHAPES} shapes({sig.outputs}, inputs[0].shape());")
     else:

@@ -16,6 +16,7 @@ time.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 
@@ -30,9 +31,10 @@ from opgen.targets.mlx.library import BoundOperator
 SOURCES = {"Sequence": "collections.abc", "array": "mlx.core", "Dtype": "mlx.core"}
 SOURCES["StreamOrDevice"] = "mlx.core"
 SOURCES["TypeAlias"] = SOURCES["overload"] = "typing"
+SOURCES["inf"] = SOURCES["nan"] = "math"  # float defaults
 SOURCES.update(dict.fromkeys(DTYPE_NAMES, "mlx.core"))  # dtype defaults
 # The standard library, then MLX, each a block of its own (as isort groups them).
-IMPORT_GROUPS = (("collections.abc", "typing"), ("mlx.core",))
+IMPORT_GROUPS = (("collections.abc", "math", "typing"), ("mlx.core",))
 # What a bound function's `scalar` is: a Python number.
 SCALAR_ALIAS = "scalar: TypeAlias = bool | int | float | complex"
 _WORD = re.compile(r"[A-Za-z_]\w*")
@@ -132,8 +134,12 @@ def overload_names(overload: BoundOverload) -> set[str]:
     words = {*_WORD.findall(overload.returns)}
     for p in overload.parameters:
         words.update(_WORD.findall(p.type.text))
-        if p.default is not None and (dtype := dtype_name(p.default.value)) is not None:
+        if p.default is None:
+            continue
+        if (dtype := dtype_name(p.default.value)) is not None:
             words.add(dtype)
+        if isinstance(p.default.value, float) and not math.isfinite(p.default.value):
+            words.add(p.default.shown.lstrip("-"))  # math's `inf` or `nan`
     return {w for w in words if w in SOURCES or w == "scalar"}
 
 
