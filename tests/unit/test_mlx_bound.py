@@ -83,8 +83,8 @@ def test_parameter_kinds_follow_slash_and_star(tmp_path: Path) -> None:
     o = overload(
         tmp_path,
         """\
-        - name: f
-          python_signature: "f(a: array, /, b: int, *, c: float = 1.0, stream: StreamOrDevice = None) -> array"
+        - name: roll
+          python_signature: "roll(a: array, /, b: int, *, c: float = 1.0, stream: StreamOrDevice = None) -> array"
         """,  # noqa: E501
     )
     assert parameters(o) == [
@@ -95,7 +95,7 @@ def test_parameter_kinds_follow_slash_and_star(tmp_path: Path) -> None:
     ]
     assert o.returns == "array"
     # Without `call:`, the entry's function gets every parameter, the stream aside.
-    assert (o.function, o.code, o.promote) == ("f", None, ())
+    assert (o.function, o.code, o.promote) == ("roll", None, ())
     assert o.arguments == (
         CallArgument("a", False),
         CallArgument("b", False),
@@ -154,6 +154,7 @@ def test_defaults_are_python_literals_or_mlx_dtypes(tmp_path: Path) -> None:
         """\
         - name: f
           python_signature: "f(a: array, keepdims: bool = False, k: int = -1, eps: float = 1e-5, axes: Sequence[int] = (0, 1), mode: str = 'same', dtype: Dtype = mx.float32, x: scalar | array = 2) -> array"
+          code: f(a, keepdims, k, eps, axes, mode, dtype, x)
         """,  # noqa: E501
     )
     defaults = [(p.name, p.default) for p in o.parameters if p.default is not None]
@@ -196,9 +197,9 @@ def test_call_names_the_cpp_function_as_written(tmp_path: Path) -> None:
     library = read(
         tmp_path,
         """\
-        - name: absolute
-          python_name: abs
-          python_signature: "abs(a: array, /, *, stream: StreamOrDevice = None) -> array"
+        - name: abs
+          python_name: absolute
+          python_signature: "absolute(a: array, /, *, stream: StreamOrDevice = None) -> array"
         - name: std
           python_signature: "std(a: array, /, ddof: int = 0, *, stream: StreamOrDevice = None) -> array"
           call: mlx::core::std(a, ddof)
@@ -206,7 +207,7 @@ def test_call_names_the_cpp_function_as_written(tmp_path: Path) -> None:
     )
     absolute, std = library.functions
     # The Python name is the signature's; the C++ function, without `call:`, the entry's.
-    assert (absolute.python_name, absolute.overloads[0].function) == ("abs", "absolute")
+    assert (absolute.python_name, absolute.overloads[0].function) == ("absolute", "abs")
     assert (std.python_name, std.overloads[0].function) == ("std", "mlx::core::std")
     assert library.operators == ()
 

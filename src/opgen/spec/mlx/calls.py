@@ -45,14 +45,15 @@ def code_of(entry: YamlMap) -> tuple[str | None, Location | None]:
 
 def call_of(
     entry: YamlMap, name: str, parameters: tuple[PyParameter, ...], promote: tuple[str, ...]
-) -> tuple[str, tuple[CallArgument, ...]]:
-    """The C++ function and what it is passed; a parameter that only lends its dtype to
-    `promote:` need not be passed."""
+) -> tuple[str, tuple[CallArgument, ...], Location | None]:
+    """The C++ function, what it is passed and where `call:` names it; a parameter that only
+    lends its dtype to `promote:` need not be passed."""
     values = [p for p in parameters if p.name != STREAM]
     if "call" not in entry:
         for value in values:
             _check_passed(value, False, value.location)
-        return name, tuple(CallArgument(value.name, False) for value in values)
+        named = entry.value_location("name") if "name" in entry else None  # the MLX dialect
+        return name, tuple(CallArgument(value.name, False) for value in values), named
     text = text_of(entry, "call")
     m = _CALL.fullmatch(text.text)
     if m is None:
@@ -87,7 +88,7 @@ def call_of(
     for value in values:
         if value.name not in promote and not any(a.name == value.name for a in arguments):
             raise SpecError(f"'call:' does not pass the parameter '{value.name}'", text.location)
-    return function, tuple(arguments)
+    return function, tuple(arguments), text.at(m.start("function"), len(function))
 
 
 def _check_passed(p: PyParameter, omit: bool, at: Location) -> None:
@@ -140,10 +141,13 @@ def overload_of(
     """The overload of `parameters` and what it runs (nothing, if opgen `made` it)."""
     promote = promoted(entry, {p.name: p for p in parameters})
     code, code_at = code_of(entry)
-    function, arguments = (
-        (None, ()) if code is not None or made else call_of(entry, name, parameters, promote)
+    function, arguments, function_at = (
+        (None, (), None) if code is not None or made else call_of(entry, name, parameters, promote)
     )
-    return BoundOverload(parameters, returns, function, arguments, code, code_at, promote, at)
+    function_at = function_at or (at if function is not None else None)
+    return BoundOverload(
+        parameters, returns, function, arguments, code, code_at, promote, at, function_at
+    )
 
 
 def text_of(entry: YamlMap, key: str) -> WrittenText:

@@ -27,8 +27,13 @@ from collections.abc import Iterator, Sequence
 
 from opgen.diagnostics import SpecError
 
-# The headers whose declarations formulas may use.
-HEADERS = ("ops.h", "fast.h", "linalg.h", "random.h", "fft.h", "transforms.h", "dtype.h")
+# The headers whose declarations formulas and bound functions' calls may use: those of
+# `mlx/mlx.h` that declare functions of mlx::core.
+HEADERS = (
+    *("ops.h", "fast.h", "linalg.h", "random.h", "fft.h", "transforms.h", "dtype.h"),
+    *("einsum.h", "io.h", "compile.h", "export.h", "memory.h", "stream.h", "device.h"),
+    "utils.h",
+)
 # Types every formula may name, whatever the installed version declares.
 CORE_TYPES = frozenset(
     {"array", "Shape", "Strides", "ShapeElem", "Dtype", "StreamOrDevice", "Stream", "Device"}

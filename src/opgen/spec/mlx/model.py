@@ -134,6 +134,7 @@ class BoundOverload:
     code_location: Location | None  # where `code:` is written
     promote: tuple[str, ...]  # parameters converted together, MLX's weak scalars
     location: Location  # the signature
+    function_location: Location | None = None  # where `function` is written, if it is
 
 
 class BoundAs(enum.Enum):

@@ -29,7 +29,7 @@ import difflib
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from opgen.diagnostics import Diagnostic, Location, SpecError
+from opgen.diagnostics import Diagnostic, Location, SpecError, did_you_mean
 from opgen.frozen import replace
 from opgen.spec.mlx.derivatives import Derivatives, derivatives_file
 from opgen.spec.mlx.methods import AT_PREFIX, VARIANTS_KEY, at_problem, operator_variants, variants
@@ -40,7 +40,7 @@ from opgen.spec.mlx.mlx_dialect import (
     read_bound_entry,
     read_mlx_entry,
 )
-from opgen.spec.mlx.mlx_headers import mlx_names
+from opgen.spec.mlx.mlx_headers import find_mlx_include, mlx_names
 from opgen.spec.mlx.model import MlxFunction, MlxLibrary
 from opgen.spec.mlx.operators import (
     SHARED_KEYS,
@@ -73,6 +73,7 @@ _DIALECT_NAMES = {FUNC: "opgen's spec language", "name": "the MLX dialect"}
 # Namespaces the generated code uses, and whose they are.
 _RESERVED_NAMESPACES = {"std": "C++", "mlx": "MLX", "nb": "nanobind", "nanobind": "nanobind"}
 _MAX_ERRORS = 20
+_MLX = "mlx::core"
 
 
 def load_mlx_library(
@@ -157,6 +158,7 @@ class _Reader:
         self._raise()
         ops = self._with_derivatives(ops, namespace)
         self._check_formulas(ops, namespace)
+        self._check_calls(functions, ops, namespace)
         self._raise()
         built = [f for op in ops for f in build_functions(op)]
         return MlxLibrary(namespace, module, (*built, *functions), self.doc.path)
@@ -216,11 +218,17 @@ class _Reader:
                     )
                 )
             elif not keys:
+                at, hint = entry.location, ""
+                for key in entry:  # a misspelt `func:` or `name:`
+                    hint = did_you_mean(str(key), _DIALECT_KEYS)
+                    if hint:
+                        at = entry.key_location(key)
+                        break
                 self.errors.append(
                     Diagnostic(
-                        entry.location,
+                        at,
                         "an operator entry needs 'func:' (opgen's spec language) or 'name:' "
-                        "(the MLX dialect)",
+                        f"(the MLX dialect){hint}",
                     )
                 )
             elif first is None:
@@ -433,6 +441,40 @@ class _Reader:
         operators = frozenset(op.name for op in ops)
         for op in ops:
             self.errors.extend(formula_problems(op, mlx, namespace, operators))
+
+    def _check_calls(
+        self, functions: Sequence[MlxFunction], ops: Sequence[ReadOperator], namespace: str
+    ) -> None:
+        """The mlx::core functions bound functions call, looked up in MLX's headers (when
+        they are installed; else the compiler reports a name they lack)."""
+        calls = [(f, o) for f in functions for o in f.overloads if o.function is not None]
+        if not calls or (namespace != _MLX and not namespace.startswith(f"{_MLX}::")):
+            return
+        if self.mlx_ops is None and find_mlx_include() is None:
+            return
+        mlx = self.mlx_ops if self.mlx_ops is not None else mlx_names()
+        relative = namespace.removeprefix(_MLX).removeprefix("::")
+        known = mlx | {"::".join(filter(None, (relative, op.name))) for op in ops}
+        for function, overload in calls:
+            name = str(overload.function)
+            if "::" in name:
+                if not name.startswith(f"{_MLX}::"):
+                    continue  # another library's
+                name = name.removeprefix(f"{_MLX}::")
+            else:
+                name = "::".join(filter(None, (relative, function.submodule, name)))
+            if name in known:
+                continue
+            scope, _, last = name.rpartition("::")
+            nearby = [n.rpartition("::")[2] for n in known if n.rpartition("::")[0] == scope]
+            at = overload.function_location or overload.location
+            self.errors.append(
+                Diagnostic(
+                    at,
+                    f"'{_MLX}::{name}' is not declared by MLX's headers"
+                    f"{did_you_mean(last, nearby)}",
+                )
+            )
 
 
 def _grouped(bounds: Sequence[tuple[SpecBound, SharedKeys, YamlMap]]) -> list[MlxFunction]:

@@ -311,8 +311,16 @@ def _special_floats(infinity: tuple[str, ...], nan: tuple[str, ...]) -> dict[str
 _SCHEMA_SPECIAL_FLOATS = ("inf", "-inf", "nan")
 # How C++ and Python write the floats that are not numbers; the schema writes inf and nan.
 _CPP_SPECIAL_FLOATS = _special_floats(
-    ("INFINITY", "std::numeric_limits<float>::infinity()"),
-    ("NAN", "std::numeric_limits<float>::quiet_NaN()"),
+    (
+        "INFINITY",
+        "std::numeric_limits<float>::infinity()",
+        "std::numeric_limits<double>::infinity()",
+    ),
+    (
+        "NAN",
+        "std::numeric_limits<float>::quiet_NaN()",
+        "std::numeric_limits<double>::quiet_NaN()",
+    ),
 )
 _PYTHON_SPECIAL_FLOATS = _special_floats(
     ("math.inf", "float('inf')", 'float("inf")'), ("math.nan", "float('nan')", 'float("nan")')
