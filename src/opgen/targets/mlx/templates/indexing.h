@@ -428,9 +428,11 @@ inline array scattered(
 }
 
 // `values` as an update of `a`: in `a`'s dtype, its leading axes of one element dropped
-// (NumPy's `a[0] = [[1, 2]]`), broadcast to `shape`; subtracting is adding the negative,
-// dividing multiplying by the reciprocal.
-inline array prepared(const array& a, array values, Update& how, const Shape& shape) {
+// (NumPy's `a[0] = [[1, 2]]`), broadcast to `shape` (but a scalar put `into_slice`, which
+// MLX's slice updates broadcast themselves); subtracting is adding the negative, dividing
+// multiplying by the reciprocal.
+inline array prepared(
+    const array& a, array values, Update& how, const Shape& shape, bool into_slice = false) {
   if (how == Update::subtract) {
     values = mlx::core::negative(values);
     how = Update::add;
@@ -441,14 +443,21 @@ inline array prepared(const array& a, array values, Update& how, const Shape& sh
   if (values.dtype() != a.dtype()) {
     values = mlx::core::astype(values, a.dtype());
   }
+  if (into_slice && values.ndim() == 0) {
+    return values;
+  }
   const Shape& given = values.shape();
   const auto ones = std::find_if(given.begin(), given.end(), [](int n) { return n != 1; });
   values = shaped(values, Shape(ones, given.end()));
   return values.shape() == shape ? values : mlx::core::broadcast_to(values, shape);
 }
 
-// `a` with `values` (of the slice's shape) put into the slice `b` names, as `how` says.
-inline array sliced(const array& a, const array& values, const Bounds& b, Update how) {
+// `a` with `values` (of the slice's shape, or a scalar) put into the slice `b` names, as
+// `how` says.
+inline array sliced(const array& a, array values, const Bounds& b, Update how) {
+  if (values.ndim() > 0) {
+    values = shaped(values, b.region);
+  }
   switch (how) {
     case Update::add:
       return mlx::core::slice_update_add(a, values, b.start, b.stop, b.step);
@@ -483,8 +492,8 @@ inline array update(const array& a, const nb::object& index, array values, Updat
     b.start[0] = at;
     b.stop[0] = at + 1;
     b.region[0] = 1;
-    values = prepared(a, values, how, Shape(a.shape().begin() + 1, a.shape().end()));
-    return sliced(a, shaped(values, b.region), b, how);
+    values = prepared(a, values, how, Shape(a.shape().begin() + 1, a.shape().end()), true);
+    return sliced(a, values, b, how);
   }
   const Plan p = plan(a, index);
   if (p.mask) {
@@ -493,14 +502,13 @@ inline array update(const array& a, const nb::object& index, array values, Updat
     }
     return mlx::core::masked_scatter(a, *p.mask, mlx::core::astype(values, a.dtype()));
   }
-  values = prepared(a, values, how, p.shape);
   const Bounds b = bounds(a, p);
+  values = prepared(a, values, how, p.shape, !p.has_positions && !b.whole);
   // Ranges are updated as a slice, positions by a scatter, as MLX does: its gradients
   // are then MLX's (where a value and its update are equal, both have the largest's).
   if (!p.has_positions) {
-    values = shaped(values, b.region);
     if (b.whole) {
-      return mlx::core::astype(combined(how, a, values), a.dtype());
+      return mlx::core::astype(combined(how, a, shaped(values, b.region)), a.dtype());
     }
     return sliced(a, values, b, how);
   }
