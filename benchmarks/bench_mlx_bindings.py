@@ -25,13 +25,20 @@ The two statements of a pair alternate within each round; the report gives
 the median time per call and the median of the per-round ratios (goal: at
 most 1.0x of MLX's own for the bound functions, 1.05x for the extension).
 
+With `--instructions`, each statement is instead run under valgrind's callgrind, in a
+process of its own, and the report gives the instructions per call: those of a run of
+`--number` calls less those of a run of none.
+
     python benchmarks/bench_mlx_bindings.py [--runs 15] [--number 20000] [--build-dir DIR]
+    python benchmarks/bench_mlx_bindings.py --instructions [--number 5000]
 """
 
 from __future__ import annotations
 
 import argparse
+import re
 import statistics
+import subprocess
 import sys
 import tempfile
 import timeit
@@ -184,15 +191,36 @@ def timings(
     return rounds
 
 
+def instructions(modules: Path, statement: str, setup: str, calls: int) -> int:
+    """Instructions per call of `statement`, after `setup`, as callgrind counts them."""
+    counts = []
+    for n in (0, calls):
+        loop = f"for _ in range({n}):\n    {statement}\n"
+        program = f"import sys\nsys.path.insert(0, {str(modules)!r})\n{SETUP}{setup}\n{loop}"
+        command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null"]
+        done = subprocess.run(
+            [*command, sys.executable, "-c", program], capture_output=True, text=True, check=True
+        )
+        found = re.search(r"Collected : (\d+)", done.stderr)
+        if found is None:
+            sys.exit(f"callgrind printed no count:\n{done.stderr}")
+        counts.append(int(found.group(1)))
+    return (counts[1] - counts[0]) // calls
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--number", type=int, default=20000)
     parser.add_argument("--build-dir", help="keep the sources and the build here between runs")
+    parser.add_argument("--instructions", action="store_true", help="count with callgrind")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(args.build_dir or tmp)
-        sys.path.insert(0, str(build(root / "source", root / "build")))
+        modules = build(root / "source", root / "build")
+        sys.path.insert(0, str(modules))
+        if args.instructions:
+            return count_instructions(modules, args.number)
         print(f"median per call, {args.runs} x {args.number} calls, 4x4 float32 arrays")
         install = ("install(generated)", "install(theirs)")
         for title, pairs, goal, setups in (
@@ -210,6 +238,24 @@ def main() -> int:
                 worst = max(worst, ratio)
                 print(f"  {label:<22} opgen {ours:6.0f} ns  mx {theirs:6.0f} ns  ratio {ratio:.3f}")
             print(f"  worst ratio {worst:.3f} (goal: at most {goal})")
+    return 0
+
+
+def count_instructions(modules: Path, calls: int) -> int:
+    print(f"instructions per call (callgrind, {calls} calls), 4x4 float32 arrays")
+    install = ("install(generated)", "install(theirs)")
+    for title, pairs, setups in (
+        ("extension operators (mlxbench)", PAIRS, ("", "")),
+        ("bound functions of examples/mlx_core (mlxbound)", BOUND_PAIRS, ("", "")),
+        ("methods of examples/mlx_core (mlxbound), set on mx.array", METHODS, install),
+    ):
+        print(title)
+        for label, statements in pairs.items():
+            ours, theirs = (
+                instructions(modules, statement, setup, calls)
+                for statement, setup in zip(statements, setups, strict=True)
+            )
+            print(f"  {label:<22} opgen {ours:6d}  mx {theirs:6d}  ratio {ours / theirs:.3f}")
     return 0
 
 
