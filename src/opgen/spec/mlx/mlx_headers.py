@@ -32,7 +32,7 @@ from opgen.diagnostics import SpecError
 HEADERS = (
     *("ops.h", "fast.h", "linalg.h", "random.h", "fft.h", "transforms.h", "dtype.h"),
     *("einsum.h", "io.h", "compile.h", "export.h", "memory.h", "stream.h", "device.h"),
-    "utils.h",
+    *("utils.h", "version.h"),
 )
 # Types every formula may name, whatever the installed version declares.
 CORE_TYPES = frozenset(
@@ -42,7 +42,8 @@ _ROOT_NAMESPACE = "mlx::core"
 
 _COMMENT = re.compile(r"//[^\n]*|/\*.*?\*/", re.DOTALL)
 _NAMESPACE_OPEN = re.compile(r"namespace\s+([\w:]+)\s*$")
-_FUNCTION = re.compile(r"(?P<before>[\w:]+|[>&*])\s+(?P<name>[A-Za-z_]\w*)\s*\(")
+# (A word before the name starts where a word does: not trying each of its characters.)
+_FUNCTION = re.compile(r"(?P<before>(?<![\w:])[\w:]+|[>&*])\s+(?P<name>[A-Za-z_]\w*)\s*\(")
 _CONSTANT = re.compile(r"constexpr\s+[\w:]+\s+(?P<name>[A-Za-z_]\w*)\s*[{=]")
 _TYPE = re.compile(
     r"(?:struct|class)\s+(?:MLX_API\s+)?(?P<name>[A-Za-z_]\w*)|using\s+(?P<alias>[A-Za-z_]\w*)\s*="
@@ -106,6 +107,9 @@ def declared_names(text: str) -> Iterator[str]:
             yield qualify + (m.group("name") or m.group("alias"))
 
 
+_BRACE = re.compile(r"[{}]")
+
+
 def _namespace_level(text: str) -> Iterator[tuple[str, str]]:
     """The code at namespace level, piece by piece, with the namespace it is in.
 
@@ -114,9 +118,8 @@ def _namespace_level(text: str) -> Iterator[tuple[str, str]]:
     """
     stack: list[str | None] = []  # a namespace's full name, or None for another brace
     start = 0
-    for i, c in enumerate(text):
-        if c not in "{}":
-            continue
+    for brace in _BRACE.finditer(text):
+        i, c = brace.start(), brace.group()
         if _visible(stack):
             yield _current(stack), text[start : i + 1]  # with the brace: `float32{`
         if c == "{":

@@ -446,7 +446,8 @@ class _Reader:
         self, functions: Sequence[MlxFunction], ops: Sequence[ReadOperator], namespace: str
     ) -> None:
         """The mlx::core functions bound functions call, looked up in MLX's headers (when
-        they are installed; else the compiler reports a name they lack)."""
+        they are installed; else the compiler reports a name they lack). A namespace the
+        headers read do not hold (`distributed`, `metal`) is not checked."""
         calls = [(f, o) for f in functions for o in f.overloads if o.function is not None]
         if not calls or (namespace != _MLX and not namespace.startswith(f"{_MLX}::")):
             return
@@ -455,6 +456,7 @@ class _Reader:
         mlx = self.mlx_ops if self.mlx_ops is not None else mlx_names()
         relative = namespace.removeprefix(_MLX).removeprefix("::")
         known = mlx | {"::".join(filter(None, (relative, op.name))) for op in ops}
+        scopes = {n.rpartition("::")[0] for n in known}
         for function, overload in calls:
             name = str(overload.function)
             if "::" in name:
@@ -463,9 +465,9 @@ class _Reader:
                 name = name.removeprefix(f"{_MLX}::")
             else:
                 name = "::".join(filter(None, (relative, function.submodule, name)))
-            if name in known:
-                continue
             scope, _, last = name.rpartition("::")
+            if name in known or scope not in scopes:  # a namespace the headers do not hold
+                continue
             nearby = [n.rpartition("::")[2] for n in known if n.rpartition("::")[0] == scope]
             at = overload.function_location or overload.location
             self.errors.append(
