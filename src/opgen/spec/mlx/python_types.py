@@ -101,6 +101,8 @@ TYPE_LIST = (
     "Sequence[tuple[int, int]], "
     "Sequence[Sequence[int]], Index, unions of these, and '| None'"
 )
+# Python's spellings of the floats no literal writes: `inf`, `math.nan`, `float('-inf')`.
+_SPECIAL_FLOAT = re.compile(r"""(?:math\.)?(inf|nan)|float\((['"])(-?)(inf|nan)\2\)""")
 # What a bound function may return, as the stub writes it.
 RETURNS = frozenset(
     {
@@ -253,12 +255,13 @@ def parse_default(text: str, type: PyType) -> PyDefault:
             raise SchemaError(f"default '{written}' is a dtype, and the type is '{type.text}'", 0)
         return PyDefault(f"{dtype}", _Dtype(dtype))
     value = _special_float(written)
-    try:
-        value = ast.literal_eval(written) if value is None else value
-    except (ValueError, SyntaxError):
-        raise SchemaError(
-            f"default '{written}' is not a Python literal or an MLX dtype", 0, len(written)
-        ) from None
+    if value is None:
+        try:
+            value = ast.literal_eval(written)
+        except (ValueError, SyntaxError):
+            raise SchemaError(
+                f"default '{written}' is not a Python literal or an MLX dtype", 0, len(written)
+            ) from None
     if not _fits(value, type):
         raise SchemaError(
             f"default '{written}' does not fit type '{type.text}'", 0, max(len(written), 1)
@@ -271,9 +274,6 @@ def parse_default(text: str, type: PyType) -> PyDefault:
     ):  # `[1, 2]` is no `tuple[int, int]`
         return PyDefault(repr(tuple(value)), tuple(value))
     return PyDefault(written, value)
-
-
-_SPECIAL_FLOAT = re.compile(r"""(?:math\.)?(inf|nan)|float\((['"])(-?)(inf|nan)\2\)""")
 
 
 def _special_float(text: str) -> float | None:
